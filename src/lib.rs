@@ -1,0 +1,23 @@
+//! Host side of the tsume-shogi move-generator processor.
+//!
+//! - [`position`]: positions from SFEN, with the impossible-position rules checked.
+//! - [`reference`]: the software reference: the exact tsume-shogi move set of a position
+//!   (all checks, or all evasions when in check), each move with its category.
+//! - [`cover`]: block-level reference data the hardware computes (direct cover by direction).
+//! - [`bus`]: how a position travels to the chip and how the chip's outputs are laid out.
+//! - [`random`]: seeded generator of tsume-like positions for differential tests.
+//! - [`problems`]: the project's problem suite in `problems/`.
+//! - [`mate`]: a small exhaustive mate search on the reference, used to vouch for the suite.
+//! - [`hw`]: the Verilator models of the Spade tops and their drivers.
+
+pub mod bus;
+pub mod cover;
+pub mod hw;
+pub mod mate;
+pub mod position;
+pub mod problems;
+pub mod random;
+pub mod reference;
+pub mod toolchain;
+
+pub use rsshogi;
