@@ -59,6 +59,10 @@ impl Position {
     pub fn pawn_on_file(&self, _color: Color, _file: File) -> bool {
         todo!()
     }
+    /// The position after `mv` (which must be legal here).
+    pub fn after(&self, _mv: rsshogi::types::Move) -> Position {
+        todo!()
+    }
     /// A board diagram for terminals (file 9 on the left, rank a on top, hands listed).
     pub fn diagram(&self) -> String {
         todo!()

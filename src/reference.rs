@@ -34,6 +34,21 @@ pub enum Category {
     MoveBlock,
 }
 
+impl Mode {
+    /// `checks` or `evasions`, as in the JSON output.
+    pub fn as_str(self) -> &'static str {
+        todo!()
+    }
+}
+
+impl Category {
+    /// The name used in the JSON output and the CLI: `direct`, `indirect`, `direct+indirect`,
+    /// `drop`, `king_escape`, `capture`, `drop_block`, `move_block`.
+    pub fn as_str(self) -> &'static str {
+        todo!()
+    }
+}
+
 /// One move of the set: rsshogi's 16-bit move and its category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TsumeMove {
