@@ -1,0 +1,114 @@
+//! How a position travels to the chip, and how the chip's wide outputs are laid out.
+//!
+//! Load bus of the position store (`hdl/position_store.spade`), one 45-bit word a cycle:
+//! - address `f` in `0..9`: file word of file index `f` (USI file `f + 1`): bit `9 * p + r`
+//!   is bit `p` of the piece code on rank index `r` (rank a = 0);
+//! - address 9: hands word: black's hand in bits 20..0, white's in bits 41..21, each packed
+//!   as pawns (5 bits), lances, knights, silvers (3 bits each), bishops, rooks (2 bits each),
+//!   golds (3 bits) from the low bits up; bit 42 set when white is to move. Writing it
+//!   completes the load.
+//!
+//! Piece codes: bit 4 the colour (0 black, 1 white), bits 3..0 rsshogi's piece-type number
+//! (1 pawn .. 8 king, 9 promoted pawn .. 14 dragon); 0 is an empty square.
+
+use rsshogi::types::{Color, PieceType, Square};
+
+use crate::position::Position;
+
+/// Address of the hands word; file words use addresses `0..HANDS_ADDR`.
+pub const HANDS_ADDR: u8 = 9;
+/// Words in one position load.
+pub const LOAD_WORDS: usize = 10;
+/// Width of a load word in bits.
+pub const WORD_BITS: u32 = 45;
+/// Field widths of a hand in the hands word, in rsshogi's hand order
+/// (pawn, lance, knight, silver, bishop, rook, gold).
+pub const HAND_FIELD_BITS: [u32; 7] = [5, 3, 3, 3, 2, 2, 3];
+/// Bits of one packed hand.
+pub const HAND_BITS: u32 = 21;
+
+/// A bitboard as the chip holds it: bit `9 * file_index + rank_index`.
+pub type Bits81 = u128;
+/// The 81 valid bits of a [`Bits81`].
+pub const BOARD_MASK: Bits81 = (1u128 << 81) - 1;
+
+/// The square with file index `file` (0 = USI file 1) and rank index `rank` (0 = rank a).
+pub fn square(file: u8, rank: u8) -> Square {
+    Square::new((file * 9 + rank) as i8)
+}
+
+/// The 5-bit code of a piece.
+pub fn piece_code(color: Color, kind: PieceType) -> u8 {
+    let colour_bit = if color == Color::White { 16 } else { 0 };
+    colour_bit | kind.raw() as u8
+}
+
+/// A hand packed as in the hands word.
+pub fn pack_hand(counts: [u8; 7]) -> u64 {
+    let mut word = 0u64;
+    let mut shift = 0;
+    for (count, bits) in counts.iter().zip(HAND_FIELD_BITS) {
+        debug_assert!(u64::from(*count) < 1 << bits, "hand count {count} exceeds {bits} bits");
+        word |= u64::from(*count) << shift;
+        shift += bits;
+    }
+    word
+}
+
+/// The file word of file index `file`.
+pub fn file_word(pos: &Position, file: u8) -> u64 {
+    let mut word = 0u64;
+    for rank in 0..9u8 {
+        let code = pos
+            .piece_on(square(file, rank))
+            .map_or(0, |(color, kind)| piece_code(color, kind));
+        for plane in 0..5 {
+            if code >> plane & 1 == 1 {
+                word |= 1 << (9 * plane + u32::from(rank));
+            }
+        }
+    }
+    word
+}
+
+/// The hands word.
+pub fn hands_word(pos: &Position) -> u64 {
+    let white_to_move = u64::from(pos.side_to_move() == Color::White);
+    pack_hand(pos.hand(Color::Black))
+        | pack_hand(pos.hand(Color::White)) << HAND_BITS
+        | white_to_move << (2 * HAND_BITS)
+}
+
+/// The whole load sequence of a position: `(address, word)` in bus order.
+pub fn load_words(pos: &Position) -> [(u8, u64); LOAD_WORDS] {
+    let mut words = [(0u8, 0u64); LOAD_WORDS];
+    for file in 0..9u8 {
+        words[usize::from(file)] = (file, file_word(pos, file));
+    }
+    words[LOAD_WORDS - 1] = (HANDS_ADDR, hands_word(pos));
+    words
+}
+
+/// Bit `index` of a wide output given as Verilator words (32 bits each, least significant
+/// word first).
+fn wide_bit(words: &[u32], index: usize) -> bool {
+    words[index / 32] >> (index % 32) & 1 == 1
+}
+
+/// Split a wide output into `N` consecutive 81-bit bitboards (bitboard 0 in the low bits).
+pub fn unpack_bitboards<const N: usize>(words: &[u32]) -> [Bits81; N] {
+    assert!(words.len() * 32 >= N * 81, "{} words cannot hold {N} bitboards", words.len());
+    std::array::from_fn(|board| {
+        (0..81).fold(0, |bits, sq| {
+            bits | Bits81::from(wide_bit(words, board * 81 + sq)) << sq
+        })
+    })
+}
+
+/// Squares of a bitboard in USI notation, for failure messages.
+pub fn squares_usi(bits: Bits81) -> Vec<String> {
+    (0..81u8)
+        .filter(|sq| bits >> sq & 1 == 1)
+        .map(|sq| Square::new(sq as i8).to_usi())
+        .collect()
+}

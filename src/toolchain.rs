@@ -29,6 +29,12 @@ pub fn verilator_wrapper() -> PathBuf {
     tools_dir().join("bin").join("verilator")
 }
 
+/// The Verilator the simulation uses: `TSUME_VERILATOR` if set (a Verilator >= 5.025 of
+/// your own), otherwise the project's [`verilator_wrapper`].
+pub fn verilator() -> PathBuf {
+    std::env::var_os("TSUME_VERILATOR").map_or_else(verilator_wrapper, PathBuf::from)
+}
+
 /// The compiled Verilog of all of `hdl/`, as marlin expects it.
 pub fn spade_verilog() -> PathBuf {
     project_root().join("build").join("spade.sv")

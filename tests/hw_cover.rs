@@ -1,0 +1,160 @@
+//! The position store and the direct-cover generators in simulation, against the software
+//! reference: on the problem suite, on every position of `../shared/data`, and on fresh
+//! random tsume-like positions each run (seed printed on failure; `TSUME_SEED` repeats it).
+
+use std::path::PathBuf;
+
+use tsume::bus::{self, squares_usi};
+use tsume::cover::{Direction, direct_cover};
+use tsume::hw::{self, CoverChip};
+use tsume::position::Position;
+use tsume::random::{Kind, TsumeGenerator, seed_from_env};
+use tsume::rsshogi::types::{Color, File};
+
+/// Random positions per default test run (`TSUME_RANDOM` overrides).
+const DEFAULT_RANDOM: usize = 10_000;
+/// Cycles from the first load word to `cover_valid`: ten load words, one cover register.
+const COVER_LATENCY: u64 = bus::LOAD_WORDS as u64 + 1;
+
+/// Every SFEN in the files of `../shared/data` (lines holding a board, i.e. a '/').
+fn shared_positions() -> Vec<(String, String)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    if !dir.is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} is missing: CI must provide ../shared beside the project",
+            dir.display()
+        );
+        eprintln!("note: {} not found, shared positions skipped", dir.display());
+        return Vec::new();
+    }
+    let mut files: Vec<PathBuf> = walk(&dir);
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (line_no, line) in text.lines().enumerate() {
+            // famous-problems.tsv is NAME<TAB>SFEN; the nshogi files interleave move lists.
+            let sfen = line.rsplit('\t').next().unwrap_or(line).trim();
+            if sfen.contains('/') {
+                out.push((format!("{}:{}", file.display(), line_no + 1), sfen.to_string()));
+            }
+        }
+    }
+    out
+}
+
+fn walk(dir: &PathBuf) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("txt" | "tsv")) {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// Compare the chip with the reference on one position; a description of every
+/// difference, empty when they agree.
+fn check(chip: &mut CoverChip, pos: &Position) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let got = match chip.cover(pos, 4) {
+        Ok(got) => got,
+        Err(error) => return vec![error.to_string()],
+    };
+    if got.cycles != COVER_LATENCY {
+        diffs.push(format!("cover valid after {} cycles, expected {COVER_LATENCY}", got.cycles));
+    }
+    for (colour_index, colour) in [Color::Black, Color::White].into_iter().enumerate() {
+        let want = direct_cover(pos, colour);
+        for direction in Direction::ALL {
+            let (w, g) = (want.by_direction[direction.index()], got.by_colour[colour_index][direction.index()]);
+            if w != g {
+                diffs.push(format!(
+                    "{colour:?} cover {direction:?}: missing {:?}, extra {:?}",
+                    squares_usi(w & !g),
+                    squares_usi(g & !w)
+                ));
+            }
+        }
+    }
+    for (colour_index, colour) in [Color::Black, Color::White].into_iter().enumerate() {
+        for file in 0..9u8 {
+            let want = pos.pawn_on_file(colour, File::new(file as i8));
+            let got = got.pawn_files >> (9 * colour_index + usize::from(file)) & 1 == 1;
+            if want != got {
+                diffs.push(format!("{colour:?} pawn on file {}: chip says {got}", file + 1));
+            }
+        }
+    }
+    for (addr, word) in bus::load_words(pos) {
+        let read = chip.read_word(addr);
+        if read != word {
+            diffs.push(format!("store word {addr}: wrote {word:#x}, read {read:#x}"));
+        }
+    }
+    diffs
+}
+
+/// Run a batch, collecting failures (at most a few shown in full).
+fn run_batch<'a>(
+    chip: &mut CoverChip,
+    label: &str,
+    positions: impl Iterator<Item = (String, Position)>,
+    failures: &mut Vec<String>,
+) -> usize {
+    let mut count = 0;
+    for (name, pos) in positions {
+        count += 1;
+        let diffs = check(chip, &pos);
+        if !diffs.is_empty() && failures.len() < 10 {
+            failures.push(format!("[{label}] {name} `{}`:\n    {}", pos.to_sfen(), diffs.join("\n    ")));
+        } else if !diffs.is_empty() {
+            failures.push(String::new());
+        }
+    }
+    count
+}
+
+#[test]
+fn position_store_and_direct_cover_match_reference() {
+    let runtime = hw::runtime().expect("Verilator runtime");
+    let mut chip = CoverChip::new(&runtime).expect("cover_top model");
+    let mut failures = Vec::new();
+
+    // The problem suite.
+    let suite = tsume::problems::load_suite(&tsume::problems::default_dir()).expect("problem suite");
+    let suite_positions = suite.iter().map(|p| {
+        (p.id.clone(), Position::from_sfen(&p.sfen).unwrap_or_else(|e| panic!("{}: {e}", p.id)))
+    });
+    let n_suite = run_batch(&mut chip, "suite", suite_positions, &mut failures);
+
+    // Every position of ../shared/data that is a legal position.
+    let shared = shared_positions();
+    let shared_positions = shared
+        .into_iter()
+        .filter_map(|(name, sfen)| Position::from_sfen(&sfen).ok().map(|pos| (name, pos)));
+    let n_shared = run_batch(&mut chip, "shared", shared_positions, &mut failures);
+
+    // Fresh random positions.
+    let seed = seed_from_env();
+    let count = std::env::var("TSUME_RANDOM").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_RANDOM);
+    let mut generator = TsumeGenerator::new(seed);
+    let random = (0..count).map(|i| (format!("random #{i}"), generator.next_position(Kind::Any)));
+    let n_random = run_batch(&mut chip, "random", random, &mut failures);
+
+    eprintln!(
+        "direct cover: {n_suite} suite + {n_shared} shared + {n_random} random positions (seed {seed}), {} cycles simulated",
+        chip.cycles()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} positions disagree with the reference (seed {seed}, rerun with TSUME_SEED={seed}):\n{}",
+        failures.len(),
+        failures.iter().filter(|f| !f.is_empty()).cloned().collect::<Vec<_>>().join("\n")
+    );
+    assert!(n_suite > 0, "the problem suite is empty");
+}
