@@ -112,3 +112,65 @@ pub fn squares_usi(bits: Bits81) -> Vec<String> {
         .map(|sq| Square::new(sq as i8).to_usi())
         .collect()
 }
+
+/// Bits of a move word from the move stream (`hdl/move_stream.spade`):
+/// bits 6..0 destination square, bits 13..7 source square or, for a drop, the piece number
+/// (1 pawn, 2 lance, 3 knight, 4 silver, 5 bishop, 6 rook, 7 gold), bit 14 drop,
+/// bit 15 promotion. Squares are numbered `9 * file_index + rank_index`.
+pub const MOVE_DROP_BIT: u16 = 1 << 14;
+/// See [`MOVE_DROP_BIT`].
+pub const MOVE_PROMOTE_BIT: u16 = 1 << 15;
+
+/// Why a word from the chip is not a move.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("move word {word:#06x}: square {square} is off the board")]
+    Square { word: u16, square: u16 },
+    #[error("move word {word:#06x}: drop of piece number {piece}, expected 1..=7")]
+    DropPiece { word: u16, piece: u16 },
+    #[error("move word {word:#06x}: a drop cannot promote")]
+    PromotedDrop { word: u16 },
+    #[error("category code {0} is not a category")]
+    Category(u8),
+}
+
+/// Decode a move word.
+pub fn decode_move(word: u16) -> Result<rsshogi::types::Move, DecodeError> {
+    use rsshogi::types::Move;
+    let to = word & 0x7f;
+    let from = (word >> 7) & 0x7f;
+    let sq = |square: u16| {
+        if square < 81 {
+            Ok(Square::new(square as i8))
+        } else {
+            Err(DecodeError::Square { word, square })
+        }
+    };
+    let to_sq = sq(to)?;
+    if word & MOVE_DROP_BIT != 0 {
+        if word & MOVE_PROMOTE_BIT != 0 {
+            return Err(DecodeError::PromotedDrop { word });
+        }
+        if !(1..=7).contains(&from) {
+            return Err(DecodeError::DropPiece { word, piece: from });
+        }
+        return Ok(Move::drop(PieceType::new(from as i8), to_sq));
+    }
+    let from_sq = sq(from)?;
+    Ok(if word & MOVE_PROMOTE_BIT != 0 {
+        Move::promotion(from_sq, to_sq)
+    } else {
+        Move::normal(from_sq, to_sq)
+    })
+}
+
+/// The category codes of the move stream, in code order.
+pub const CATEGORY_CODES: [crate::reference::Category; 8] = {
+    use crate::reference::Category::*;
+    [Direct, Indirect, DirectIndirect, Drop, KingEscape, Capture, DropBlock, MoveBlock]
+};
+
+/// Decode a category code.
+pub fn decode_category(code: u8) -> Result<crate::reference::Category, DecodeError> {
+    CATEGORY_CODES.get(usize::from(code)).copied().ok_or(DecodeError::Category(code))
+}

@@ -124,3 +124,90 @@ impl<'ctx> CoverChip<'ctx> {
         })
     }
 }
+
+/// The check processor (`hdl/tops.spade`: `check_top`).
+#[spade(src = "hdl/tops.spade", name = "check_top")]
+pub struct CheckTop;
+
+/// What the chip answered for one position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChipMoves {
+    /// The moves in the order the chip sent them.
+    pub moves: Vec<crate::reference::TsumeMove>,
+    /// The side to move is in check (the chip's list is then not the answer).
+    pub in_check: bool,
+    /// Clock cycles from the position being ready in the chip (the cycle after its last
+    /// load word) to the end-of-list beat.
+    pub cycles: u64,
+    /// Clock cycles from the position being ready to the first move (None without moves).
+    pub first_move_cycles: Option<u64>,
+}
+
+/// Driver of [`CheckTop`].
+pub struct CheckChip<'ctx> {
+    model: CheckTop<'ctx>,
+    cycles: u64,
+}
+
+impl<'ctx> CheckChip<'ctx> {
+    /// Build (or reuse from the cache) the model and reset it.
+    pub fn new(runtime: &'ctx SpadeRuntime) -> anyhow::Result<Self> {
+        let model = runtime
+            .create_model_simple::<CheckTop>()
+            .map_err(|error| anyhow!("{error}"))
+            .context("building the Verilator model of check_top")?;
+        let mut chip = Self { model, cycles: 0 };
+        chip.model.rst = 1;
+        chip.tick();
+        chip.tick();
+        chip.model.rst = 0;
+        chip.model.out_ready = 1;
+        Ok(chip)
+    }
+
+    fn tick(&mut self) {
+        self.model.clk = 1;
+        self.model.eval();
+        self.model.clk = 0;
+        self.model.eval();
+        self.cycles += 1;
+    }
+
+    /// Clock cycles simulated since the model was created.
+    pub fn cycles(&self) -> u64 {
+        self.cycles
+    }
+
+    /// Load `pos` and collect the move list, giving up `max_cycles` after the load.
+    pub fn generate(&mut self, pos: &Position, max_cycles: u64) -> anyhow::Result<ChipMoves> {
+        for (addr, data) in bus::load_words(pos) {
+            self.model.load_valid = 1;
+            self.model.load_addr = addr;
+            self.model.load_data = data;
+            self.tick();
+        }
+        self.model.load_valid = 0;
+        let mut moves = Vec::new();
+        let mut first_move_cycles = None;
+        for cycle in 1..=max_cycles {
+            self.tick();
+            if self.model.out_valid == 0 {
+                continue;
+            }
+            if self.model.out_end == 1 {
+                return Ok(ChipMoves {
+                    moves,
+                    in_check: self.model.in_check == 1,
+                    cycles: cycle,
+                    first_move_cycles,
+                });
+            }
+            first_move_cycles.get_or_insert(cycle);
+            moves.push(crate::reference::TsumeMove {
+                mv: bus::decode_move(self.model.out_move)?,
+                category: bus::decode_category(self.model.out_category)?,
+            });
+        }
+        anyhow::bail!("no end-of-list beat within {max_cycles} cycles ({} moves so far)", moves.len())
+    }
+}

@@ -1,0 +1,127 @@
+//! The check processor in simulation against the software reference: every legal check
+//! with its category, on the problem suite, on `../shared/data` and on fresh random
+//! tsume-like positions (seed printed on failure; `TSUME_SEED` repeats a run).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use tsume::hw::{self, CheckChip};
+use tsume::position::Position;
+use tsume::random::{Kind, TsumeGenerator, seed_from_env};
+use tsume::reference::{Mode, tsume_moves};
+
+const DEFAULT_RANDOM: usize = 10_000;
+/// Far more than any list needs: a missing end beat fails instead of hanging.
+const MAX_CYCLES: u64 = 2_000;
+
+fn shared_positions() -> Vec<(String, String)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/nshogi");
+    if !dir.is_dir() {
+        assert!(std::env::var_os("CI").is_none(), "{} is missing", dir.display());
+        eprintln!("note: {} not found, shared positions skipped", dir.display());
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    for file in files.into_iter().filter(|f| f.extension().is_some_and(|e| e == "txt")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if line.contains('/') {
+                out.push((format!("{}:{}", file.file_name().unwrap().to_string_lossy(), i + 1), line.trim().to_string()));
+            }
+        }
+    }
+    out
+}
+
+type MoveKey = (String, &'static str);
+
+fn key_set(moves: &[tsume::reference::TsumeMove]) -> BTreeSet<MoveKey> {
+    moves.iter().map(|m| (m.mv.to_usi(), m.category.as_str())).collect()
+}
+
+/// Differences between chip and reference on one position (empty when they agree).
+fn check(chip: &mut CheckChip, pos: &Position, stats: &mut Stats) -> Option<String> {
+    let want = tsume_moves(pos);
+    let got = match chip.generate(pos, MAX_CYCLES) {
+        Ok(got) => got,
+        Err(error) => return Some(error.to_string()),
+    };
+    if got.in_check != (want.mode == Mode::Evasions) {
+        return Some(format!("chip in_check = {}, reference mode {:?}", got.in_check, want.mode));
+    }
+    if want.mode == Mode::Evasions {
+        stats.skipped += 1;
+        return None;
+    }
+    stats.positions += 1;
+    stats.moves += got.moves.len() as u64;
+    stats.cycles += got.cycles;
+    stats.max_cycles = stats.max_cycles.max(got.cycles);
+    let (w, g) = (key_set(&want.moves), key_set(&got.moves));
+    if got.moves.len() != g.len() {
+        return Some(format!("chip sent duplicate moves: {} moves, {} distinct", got.moves.len(), g.len()));
+    }
+    if w != g {
+        return Some(format!(
+            "missing {:?}\n    extra {:?}",
+            w.difference(&g).collect::<Vec<_>>(),
+            g.difference(&w).collect::<Vec<_>>()
+        ));
+    }
+    None
+}
+
+#[derive(Default)]
+struct Stats {
+    positions: u64,
+    skipped: u64,
+    moves: u64,
+    cycles: u64,
+    max_cycles: u64,
+}
+
+#[test]
+fn check_generator_matches_reference() {
+    let runtime = hw::runtime().expect("Verilator runtime");
+    let mut chip = CheckChip::new(&runtime).expect("check_top model");
+    let mut failures = Vec::new();
+    let mut stats = Stats::default();
+    let mut run = |name: String, pos: Position, stats: &mut Stats, chip: &mut CheckChip| {
+        if let Some(diff) = check(chip, &pos, stats) {
+            failures.push(format!("{name} `{}`:\n    {diff}", pos.to_sfen()));
+        }
+    };
+
+    let suite = tsume::problems::load_suite(&tsume::problems::default_dir()).expect("problem suite");
+    for p in &suite {
+        run(p.id.clone(), Position::from_sfen(&p.sfen).unwrap(), &mut stats, &mut chip);
+    }
+    for (name, sfen) in shared_positions() {
+        if let Ok(pos) = Position::from_sfen(&sfen) {
+            run(name, pos, &mut stats, &mut chip);
+        }
+    }
+    let seed = seed_from_env();
+    let count = std::env::var("TSUME_RANDOM").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_RANDOM);
+    let mut generator = TsumeGenerator::new(seed);
+    for i in 0..count {
+        run(format!("random #{i}"), generator.next_position(Kind::Checks), &mut stats, &mut chip);
+    }
+    eprintln!(
+        "checks: {} positions ({} in check skipped), {} moves, mean {:.1} cycles, max {} (seed {seed})",
+        stats.positions,
+        stats.skipped,
+        stats.moves,
+        stats.cycles as f64 / stats.positions.max(1) as f64,
+        stats.max_cycles
+    );
+    let shown: Vec<_> = failures.iter().take(8).cloned().collect();
+    assert!(
+        failures.is_empty(),
+        "{} positions disagree with the reference (seed {seed}, rerun with TSUME_SEED={seed}):\n{}",
+        failures.len(),
+        shown.join("\n")
+    );
+}
