@@ -2,20 +2,29 @@
 //! `build/spade.sv`) and drivers that speak their buses.
 
 use std::ffi::OsString;
+use std::path::Path;
 
 use anyhow::{Context, anyhow};
 use marlin::spade::prelude::*;
+use marlin::verilator::tracing::TraceFile;
+use marlin::verilator::{VerilatedModelConfig, tracing::Waveform};
 
 use crate::bus::{self, Bits81};
 use crate::position::Position;
+use crate::reference::TsumeMove;
 use crate::toolchain;
 
-/// Position store + direct cover of both colours (`hdl/tops.spade`).
+/// Position store + direct cover of both colours (`hdl/tops.spade`: `cover_top`).
 #[spade(src = "hdl/tops.spade", name = "cover_top")]
 pub struct CoverTop;
 
+/// The move generator (`hdl/tops.spade`: `movegen_top`): all checks, or all evasions
+/// when the side to move is in check.
+#[spade(src = "hdl/tops.spade", name = "movegen_top")]
+pub struct MovegenTop;
+
 /// A Verilator runtime for the project's Verilog, using the pinned Verilator that
-/// `cargo xtask setup` installs. `waveforms` enables VCD tracing in the models it builds.
+/// `cargo xtask setup` installs (or `TSUME_VERILATOR`).
 pub fn runtime() -> anyhow::Result<SpadeRuntime> {
     let verilator = toolchain::verilator();
     toolchain::require(&verilator, "Verilator")?;
@@ -29,6 +38,101 @@ pub fn runtime() -> anyhow::Result<SpadeRuntime> {
     .context("building the Verilator runtime for build/spade.sv")
 }
 
+/// The pins every top shares: clock, reset and the position store's load bus.
+pub trait BusModel<'ctx>: AsVerilatedModel<'ctx> + OpenTrace<'ctx, Trace = TraceFile<'ctx>> {
+    fn set_clock(&mut self, high: bool);
+    fn set_reset(&mut self, high: bool);
+    fn set_load(&mut self, valid: bool, addr: u8, data: u64);
+    fn evaluate(&mut self);
+}
+
+macro_rules! bus_model {
+    ($top:ident) => {
+        impl<'ctx> BusModel<'ctx> for $top<'ctx> {
+            fn set_clock(&mut self, high: bool) {
+                self.clk = u8::from(high);
+            }
+            fn set_reset(&mut self, high: bool) {
+                self.rst = u8::from(high);
+            }
+            fn set_load(&mut self, valid: bool, addr: u8, data: u64) {
+                self.load_valid = u8::from(valid);
+                self.load_addr = addr;
+                self.load_data = data;
+            }
+            fn evaluate(&mut self) {
+                self.eval();
+            }
+        }
+    };
+}
+bus_model!(CoverTop);
+bus_model!(MovegenTop);
+
+/// A clocked model with its cycle count and, on request, a VCD waveform.
+pub struct Chip<'ctx, M> {
+    model: M,
+    cycles: u64,
+    trace: Option<TraceFile<'ctx>>,
+}
+
+impl<'ctx, M: BusModel<'ctx>> Chip<'ctx, M> {
+    /// Build (or reuse from marlin's cache) the model, optionally tracing every signal into
+    /// the VCD file `vcd`, and reset it for two cycles.
+    pub fn new(runtime: &'ctx SpadeRuntime, vcd: Option<&Path>) -> anyhow::Result<Self> {
+        let config = SpadeModelConfig::default()
+            .with_inner(|c: VerilatedModelConfig| c.enable_tracing(vcd.map(|_| Waveform::Vcd)));
+        let mut model = runtime
+            .create_model::<M>(&config)
+            .map_err(|error| anyhow!("{error}"))
+            .with_context(|| format!("building the Verilator model of {}", M::name()))?;
+        let trace = vcd.map(|path| model.open_trace(path));
+        let mut chip = Self { model, cycles: 0, trace };
+        chip.model.set_reset(true);
+        chip.tick();
+        chip.tick();
+        chip.model.set_reset(false);
+        Ok(chip)
+    }
+
+    /// One clock cycle: the rising edge, then the falling edge (10 ns in the waveform).
+    pub fn tick(&mut self) {
+        self.model.set_clock(true);
+        self.model.evaluate();
+        if let Some(trace) = &mut self.trace {
+            trace.dump(self.cycles * 10);
+        }
+        self.model.set_clock(false);
+        self.model.evaluate();
+        if let Some(trace) = &mut self.trace {
+            trace.dump(self.cycles * 10 + 5);
+        }
+        self.cycles += 1;
+    }
+
+    /// Clock cycles simulated since the model was created.
+    pub fn cycles(&self) -> u64 {
+        self.cycles
+    }
+
+    /// Load a position over the bus: [`bus::LOAD_WORDS`] cycles, one word each.
+    pub fn load(&mut self, pos: &Position) {
+        for (addr, data) in bus::load_words(pos) {
+            self.model.set_load(true, addr, data);
+            self.tick();
+        }
+        self.model.set_load(false, 0, 0);
+    }
+}
+
+impl<M> Drop for Chip<'_, M> {
+    fn drop(&mut self) {
+        if let Some(trace) = &mut self.trace {
+            trace.flush();
+        }
+    }
+}
+
 /// The two cover outputs of one position, as read from the chip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChipCover {
@@ -40,67 +144,15 @@ pub struct ChipCover {
     pub cycles: u64,
 }
 
-/// Driver of [`CoverTop`]: loads positions over the bus and reads the cover.
-pub struct CoverChip<'ctx> {
-    model: CoverTop<'ctx>,
-    cycles: u64,
-}
+/// Driver of [`CoverTop`].
+pub type CoverChip<'ctx> = Chip<'ctx, CoverTop<'ctx>>;
 
-impl<'ctx> CoverChip<'ctx> {
-    /// Build (or reuse from the cache) the model and reset it.
-    pub fn new(runtime: &'ctx SpadeRuntime) -> anyhow::Result<Self> {
-        let model = runtime
-            .create_model_simple::<CoverTop>()
-            .map_err(|error| anyhow!("{error}"))
-            .context("building the Verilator model of cover_top")?;
-        let mut chip = Self { model, cycles: 0 };
-        chip.model.rst = 1;
-        chip.tick();
-        chip.tick();
-        chip.model.rst = 0;
-        Ok(chip)
-    }
-
-    /// One clock cycle: a rising edge, then the falling edge.
-    pub fn tick(&mut self) {
-        self.model.clk = 1;
-        self.model.eval();
-        self.model.clk = 0;
-        self.model.eval();
-        self.cycles += 1;
-    }
-
-    /// Clock cycles simulated since the model was created.
-    pub fn cycles(&self) -> u64 {
-        self.cycles
-    }
-
-    /// Write one word on the load bus (one cycle).
-    pub fn write_word(&mut self, addr: u8, data: u64) {
-        self.model.load_valid = 1;
-        self.model.load_addr = addr;
-        self.model.load_data = data;
-        self.tick();
-        self.model.load_valid = 0;
-    }
-
-    /// Load a position: [`bus::LOAD_WORDS`] cycles.
-    pub fn load(&mut self, pos: &Position) {
-        for (addr, data) in bus::load_words(pos) {
-            self.write_word(addr, data);
-        }
-    }
-
+impl CoverChip<'_> {
     /// Read back a word of the store (combinational read port).
     pub fn read_word(&mut self, addr: u8) -> u64 {
         self.model.read_addr = addr;
         self.model.eval();
         self.model.read_data
-    }
-
-    /// Whether the store holds a complete position.
-    pub fn ready(&self) -> bool {
-        self.model.ready == 1
     }
 
     /// Load `pos`, wait for `cover_valid` (at most `max_wait` cycles after the load) and
@@ -125,16 +177,12 @@ impl<'ctx> CoverChip<'ctx> {
     }
 }
 
-/// The check processor (`hdl/tops.spade`: `check_top`).
-#[spade(src = "hdl/tops.spade", name = "check_top")]
-pub struct CheckTop;
-
 /// What the chip answered for one position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChipMoves {
     /// The moves in the order the chip sent them.
-    pub moves: Vec<crate::reference::TsumeMove>,
-    /// The side to move is in check (the chip's list is then not the answer).
+    pub moves: Vec<TsumeMove>,
+    /// The side to move is in check: the list holds evasions, otherwise checks.
     pub in_check: bool,
     /// Clock cycles from the position being ready in the chip (the cycle after its last
     /// load word) to the end-of-list beat.
@@ -143,50 +191,15 @@ pub struct ChipMoves {
     pub first_move_cycles: Option<u64>,
 }
 
-/// Driver of [`CheckTop`].
-pub struct CheckChip<'ctx> {
-    model: CheckTop<'ctx>,
-    cycles: u64,
-}
+/// Driver of [`MovegenTop`].
+pub type MovegenChip<'ctx> = Chip<'ctx, MovegenTop<'ctx>>;
 
-impl<'ctx> CheckChip<'ctx> {
-    /// Build (or reuse from the cache) the model and reset it.
-    pub fn new(runtime: &'ctx SpadeRuntime) -> anyhow::Result<Self> {
-        let model = runtime
-            .create_model_simple::<CheckTop>()
-            .map_err(|error| anyhow!("{error}"))
-            .context("building the Verilator model of check_top")?;
-        let mut chip = Self { model, cycles: 0 };
-        chip.model.rst = 1;
-        chip.tick();
-        chip.tick();
-        chip.model.rst = 0;
-        chip.model.out_ready = 1;
-        Ok(chip)
-    }
-
-    fn tick(&mut self) {
-        self.model.clk = 1;
-        self.model.eval();
-        self.model.clk = 0;
-        self.model.eval();
-        self.cycles += 1;
-    }
-
-    /// Clock cycles simulated since the model was created.
-    pub fn cycles(&self) -> u64 {
-        self.cycles
-    }
-
-    /// Load `pos` and collect the move list, giving up `max_cycles` after the load.
+impl MovegenChip<'_> {
+    /// Load `pos` and collect its move list, taking every beat as it comes; gives up
+    /// `max_cycles` after the load.
     pub fn generate(&mut self, pos: &Position, max_cycles: u64) -> anyhow::Result<ChipMoves> {
-        for (addr, data) in bus::load_words(pos) {
-            self.model.load_valid = 1;
-            self.model.load_addr = addr;
-            self.model.load_data = data;
-            self.tick();
-        }
-        self.model.load_valid = 0;
+        self.load(pos);
+        self.model.out_ready = 1;
         let mut moves = Vec::new();
         let mut first_move_cycles = None;
         for cycle in 1..=max_cycles {
@@ -195,15 +208,10 @@ impl<'ctx> CheckChip<'ctx> {
                 continue;
             }
             if self.model.out_end == 1 {
-                return Ok(ChipMoves {
-                    moves,
-                    in_check: self.model.in_check == 1,
-                    cycles: cycle,
-                    first_move_cycles,
-                });
+                return Ok(ChipMoves { moves, in_check: self.model.in_check == 1, cycles: cycle, first_move_cycles });
             }
             first_move_cycles.get_or_insert(cycle);
-            moves.push(crate::reference::TsumeMove {
+            moves.push(TsumeMove {
                 mv: bus::decode_move(self.model.out_move)?,
                 category: bus::decode_category(self.model.out_category)?,
             });

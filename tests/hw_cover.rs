@@ -122,7 +122,7 @@ fn run_batch<'a>(
 #[test]
 fn position_store_and_direct_cover_match_reference() {
     let runtime = hw::runtime().expect("Verilator runtime");
-    let mut chip = CoverChip::new(&runtime).expect("cover_top model");
+    let mut chip = CoverChip::new(&runtime, None).expect("cover_top model");
     let mut failures = Vec::new();
 
     // The problem suite.
