@@ -1,0 +1,209 @@
+//! The problem suite (`problems/*.json`): every problem loads, its position is valid and
+//! the exhaustive search agrees with its expected result. Also: a broken suite file gives
+//! an error that names the file (and the problem).
+//!
+//! `cargo test --test problems analyse -- --ignored --nocapture` with `TSUME_ANALYSE` set
+//! to one SFEN per line analyses positions for new problems (see `problems/README.md`).
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use tsume::mate::{mate_length, mate_length_nodes, mating_moves};
+use tsume::position::Position;
+use tsume::problems::{Expected, Problem, default_dir, load_suite};
+use tsume::reference::tsume_moves;
+use tsume::rsshogi::movegen::{LegalAll, MoveListGen};
+
+fn check(problem: &Problem) -> Result<(), String> {
+    let pos = Position::from_sfen(&problem.sfen)
+        .map_err(|e| format!("problem {}: invalid SFEN {}: {e}", problem.id, problem.sfen))?;
+    let (plies, want) = match problem.expected {
+        Expected::Mate(n) => (n, Some(n)),
+        Expected::NoMateWithin(n) => (n, None),
+    };
+    if plies % 2 == 0 {
+        return Err(format!(
+            "problem {}: expected plies {plies} must be odd",
+            problem.id
+        ));
+    }
+    let got = mate_length(&pos, plies);
+    if got != want {
+        return Err(format!(
+            "problem {} ({}): expected {:?}, the search finds {got:?} within {plies} plies",
+            problem.id, problem.sfen, problem.expected
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn every_problem_matches_the_search() {
+    let dir = default_dir();
+    let suite = load_suite(&dir).unwrap_or_else(|e| panic!("{e:#}"));
+    assert!(
+        suite.len() >= 30,
+        "only {} problems in {}",
+        suite.len(),
+        dir.display()
+    );
+    let mut ids = HashSet::new();
+    for p in &suite {
+        assert!(
+            ids.insert(p.id.clone()),
+            "problem id {} appears twice",
+            p.id
+        );
+        assert!(
+            !p.source.trim().is_empty(),
+            "problem {} has no source",
+            p.id
+        );
+    }
+    let start = Instant::now();
+    let failures: Vec<String> = suite
+        .iter()
+        .filter_map(|p| {
+            let t = Instant::now();
+            let result = check(p);
+            eprintln!(
+                "{:>8.3} s  {} {:?}",
+                t.elapsed().as_secs_f64(),
+                p.id,
+                p.expected
+            );
+            result.err()
+        })
+        .collect();
+    eprintln!(
+        "{} problems checked in {:.2} s",
+        suite.len(),
+        start.elapsed().as_secs_f64()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} problem(s) disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A scratch directory under the target dir (removed and re-created).
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tsume-problems-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch directory");
+    dir
+}
+
+#[test]
+fn bad_json_names_the_file() {
+    let dir = scratch_dir("bad-json");
+    std::fs::write(dir.join("a_good.json"), "[]").unwrap();
+    std::fs::write(dir.join("b_broken.json"), "[{\"id\": \"x\", ").unwrap();
+    let err = load_suite(&dir).expect_err("broken JSON must not load");
+    let text = format!("{err:#}");
+    assert!(
+        text.contains("b_broken.json"),
+        "error does not name the file: {text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_problem_names_the_file_and_the_problem() {
+    let dir = scratch_dir("bad-problem");
+    let good = r#"{"id": "fine", "sfen": "4k4/9/4P4/9/9/9/9/9/9 b G 1", "expected": {"mate": 1}, "source": "test"}"#;
+    let bad = r#"{"id": "no-expected", "sfen": "4k4/9/9/9/9/9/9/9/9 b G 1", "source": "test"}"#;
+    std::fs::write(dir.join("suite.json"), format!("[{good}, {bad}]")).unwrap();
+    let err = load_suite(&dir).expect_err("a problem without `expected` must not load");
+    let text = format!("{err:#}");
+    assert!(
+        text.contains("suite.json"),
+        "error does not name the file: {text}"
+    );
+    assert!(
+        text.contains("no-expected"),
+        "error does not name the problem: {text}"
+    );
+    assert!(
+        text.contains("#2"),
+        "error does not give the problem's index: {text}"
+    );
+
+    // Only `*.json` files count, in file-name order.
+    std::fs::write(dir.join("suite.json"), format!("[{good}]")).unwrap();
+    std::fs::write(dir.join("README.md"), "not a suite").unwrap();
+    let other = good.replace("fine", "second");
+    std::fs::write(dir.join("0_first.json"), format!("[{other}]")).unwrap();
+    let ids: Vec<String> = load_suite(&dir)
+        .unwrap()
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    assert_eq!(ids, ["second", "fine"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_directory_is_an_error() {
+    let dir = std::env::temp_dir().join("tsume-problems-does-not-exist");
+    let err = load_suite(&dir).expect_err("a missing directory must not load");
+    assert!(format!("{err:#}").contains("tsume-problems-does-not-exist"));
+}
+
+/// Analyse the positions in `TSUME_ANALYSE` (one SFEN per line) for new problems:
+/// the mate length within `TSUME_PLIES` (default 5), the mating first moves, the
+/// move set by category and the search effort.
+#[test]
+#[ignore = "a tool: set TSUME_ANALYSE and run with --ignored --nocapture"]
+fn analyse() {
+    let Ok(text) = std::env::var("TSUME_ANALYSE") else {
+        eprintln!("set TSUME_ANALYSE to one SFEN per line");
+        return;
+    };
+    let plies: u32 = std::env::var("TSUME_PLIES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let pos = match Position::from_sfen(line) {
+            Ok(pos) => pos,
+            Err(e) => {
+                println!("{line}\n  INVALID: {e}");
+                continue;
+            }
+        };
+        let t = Instant::now();
+        let (found, nodes) = mate_length_nodes(&pos, plies);
+        let elapsed = t.elapsed().as_secs_f64();
+        let set = tsume_moves(&pos);
+        let mut by_cat: Vec<(String, Vec<String>)> = Vec::new();
+        for m in &set.moves {
+            let name = m.category.as_str().to_string();
+            match by_cat.iter_mut().find(|(c, _)| *c == name) {
+                Some((_, v)) => v.push(m.mv.to_usi()),
+                None => by_cat.push((name, vec![m.mv.to_usi()])),
+            }
+        }
+        println!("{line}");
+        let legal = MoveListGen::<LegalAll>::new(pos.inner()).iter().count();
+        println!(
+            "  in check: {}, {legal} legal moves, {} in the move set ({})",
+            pos.in_check(),
+            set.moves.len(),
+            set.mode.as_str()
+        );
+        for (c, v) in &by_cat {
+            println!("    {c}: {}", v.join(" "));
+        }
+        match found {
+            Some(n) => {
+                let first: Vec<String> = mating_moves(&pos, n).iter().map(|m| m.to_usi()).collect();
+                println!("  expected: {{\"mate\": {n}}} by {}", first.join(" "));
+            }
+            None => println!("  expected: {{\"no_mate_within\": {plies}}}"),
+        }
+        println!("  search: {nodes} nodes, {elapsed:.3} s");
+    }
+}
