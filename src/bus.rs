@@ -174,3 +174,15 @@ pub const CATEGORY_CODES: [crate::reference::Category; 8] = {
 pub fn decode_category(code: u8) -> Result<crate::reference::Category, DecodeError> {
     CATEGORY_CODES.get(usize::from(code)).copied().ok_or(DecodeError::Category(code))
 }
+
+/// Encode a move as a move word (the inverse of [`decode_move`]).
+pub fn encode_move(mv: rsshogi::types::Move) -> u16 {
+    let to = mv.to_sq().raw() as u16;
+    match mv.dropped_piece() {
+        Some(kind) => to | (kind.raw() as u16) << 7 | MOVE_DROP_BIT,
+        None => {
+            let promote = if mv.is_promotion() { MOVE_PROMOTE_BIT } else { 0 };
+            to | (mv.from_sq().raw() as u16) << 7 | promote
+        }
+    }
+}

@@ -199,6 +199,28 @@ impl MovegenChip<'_> {
     /// `max_cycles` after the load.
     pub fn generate(&mut self, pos: &Position, max_cycles: u64) -> anyhow::Result<ChipMoves> {
         self.load(pos);
+        self.collect(max_cycles)
+    }
+
+    /// Apply `mv` to the stored position with the position updater (one cycle) and collect
+    /// the move list of the new position.
+    pub fn apply(&mut self, mv: rsshogi::types::Move, max_cycles: u64) -> anyhow::Result<ChipMoves> {
+        self.model.apply_valid = 1;
+        self.model.apply_move = bus::encode_move(mv);
+        self.tick();
+        self.model.apply_valid = 0;
+        self.collect(max_cycles)
+    }
+
+    /// Read back a word of the store (combinational read port).
+    pub fn read_word(&mut self, addr: u8) -> u64 {
+        self.model.read_addr = addr;
+        self.model.eval();
+        self.model.read_data
+    }
+
+    /// Collect the list that the position now in the store starts.
+    fn collect(&mut self, max_cycles: u64) -> anyhow::Result<ChipMoves> {
         self.model.out_ready = 1;
         let mut moves = Vec::new();
         let mut first_move_cycles = None;

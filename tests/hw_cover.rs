@@ -100,7 +100,7 @@ fn check(chip: &mut CoverChip, pos: &Position) -> Vec<String> {
 }
 
 /// Run a batch, collecting failures (at most a few shown in full).
-fn run_batch<'a>(
+fn run_batch(
     chip: &mut CoverChip,
     label: &str,
     positions: impl Iterator<Item = (String, Position)>,
