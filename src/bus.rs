@@ -48,7 +48,10 @@ pub fn pack_hand(counts: [u8; 7]) -> u64 {
     let mut word = 0u64;
     let mut shift = 0;
     for (count, bits) in counts.iter().zip(HAND_FIELD_BITS) {
-        debug_assert!(u64::from(*count) < 1 << bits, "hand count {count} exceeds {bits} bits");
+        debug_assert!(
+            u64::from(*count) < 1 << bits,
+            "hand count {count} exceeds {bits} bits"
+        );
         word |= u64::from(*count) << shift;
         shift += bits;
     }
@@ -97,7 +100,11 @@ fn wide_bit(words: &[u32], index: usize) -> bool {
 
 /// Split a wide output into `N` consecutive 81-bit bitboards (bitboard 0 in the low bits).
 pub fn unpack_bitboards<const N: usize>(words: &[u32]) -> [Bits81; N] {
-    assert!(words.len() * 32 >= N * 81, "{} words cannot hold {N} bitboards", words.len());
+    assert!(
+        words.len() * 32 >= N * 81,
+        "{} words cannot hold {N} bitboards",
+        words.len()
+    );
     std::array::from_fn(|board| {
         (0..81).fold(0, |bits, sq| {
             bits | Bits81::from(wide_bit(words, board * 81 + sq)) << sq
@@ -167,12 +174,24 @@ pub fn decode_move(word: u16) -> Result<rsshogi::types::Move, DecodeError> {
 /// The category codes of the move stream, in code order.
 pub const CATEGORY_CODES: [crate::reference::Category; 8] = {
     use crate::reference::Category::*;
-    [Direct, Indirect, DirectIndirect, Drop, KingEscape, Capture, DropBlock, MoveBlock]
+    [
+        Direct,
+        Indirect,
+        DirectIndirect,
+        Drop,
+        KingEscape,
+        Capture,
+        DropBlock,
+        MoveBlock,
+    ]
 };
 
 /// Decode a category code.
 pub fn decode_category(code: u8) -> Result<crate::reference::Category, DecodeError> {
-    CATEGORY_CODES.get(usize::from(code)).copied().ok_or(DecodeError::Category(code))
+    CATEGORY_CODES
+        .get(usize::from(code))
+        .copied()
+        .ok_or(DecodeError::Category(code))
 }
 
 /// Encode a move as a move word (the inverse of [`decode_move`]).
@@ -181,7 +200,11 @@ pub fn encode_move(mv: rsshogi::types::Move) -> u16 {
     match mv.dropped_piece() {
         Some(kind) => to | (kind.raw() as u16) << 7 | MOVE_DROP_BIT,
         None => {
-            let promote = if mv.is_promotion() { MOVE_PROMOTE_BIT } else { 0 };
+            let promote = if mv.is_promotion() {
+                MOVE_PROMOTE_BIT
+            } else {
+                0
+            };
             to | (mv.from_sq().raw() as u16) << 7 | promote
         }
     }

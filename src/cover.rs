@@ -54,7 +54,11 @@ impl Direction {
         let file = to / 9 - from / 9;
         let rank = to % 9 - from % 9;
         if rank.abs() == 2 && file.abs() == 1 {
-            return Some(if file < 0 { Direction::KnightE } else { Direction::KnightW });
+            return Some(if file < 0 {
+                Direction::KnightE
+            } else {
+                Direction::KnightW
+            });
         }
         let straight = file == 0 || rank == 0 || file.abs() == rank.abs();
         if !straight || (file == 0 && rank == 0) {
@@ -99,8 +103,13 @@ pub fn direct_cover(pos: &Position, color: Color) -> DirectCover {
     for target in Square::iter() {
         let mut attackers = inner.attackers_to_color(color, target, occupied);
         while let Some(from) = attackers.pop_lsb() {
-            let direction = Direction::between(from, target)
-                .unwrap_or_else(|| panic!("{} attacks {} along no direction", from.to_usi(), target.to_usi()));
+            let direction = Direction::between(from, target).unwrap_or_else(|| {
+                panic!(
+                    "{} attacks {} along no direction",
+                    from.to_usi(),
+                    target.to_usi()
+                )
+            });
             by_direction[direction.index()] |= 1 << target.raw();
         }
     }

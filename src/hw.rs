@@ -28,7 +28,10 @@ pub struct MovegenTop;
 pub fn runtime() -> anyhow::Result<SpadeRuntime> {
     let verilator = toolchain::verilator();
     toolchain::require(&verilator, "Verilator")?;
-    toolchain::require(&toolchain::spade_verilog(), "compiled Verilog (build/spade.sv)")?;
+    toolchain::require(
+        &toolchain::spade_verilog(),
+        "compiled Verilog (build/spade.sv)",
+    )?;
     let verilator: OsString = verilator.into();
     SpadeRuntime::new(
         SpadeRuntimeOptions::default()
@@ -39,7 +42,9 @@ pub fn runtime() -> anyhow::Result<SpadeRuntime> {
 }
 
 /// The pins every top shares: clock, reset and the position store's load bus.
-pub trait BusModel<'ctx>: AsVerilatedModel<'ctx> + OpenTrace<'ctx, Trace = TraceFile<'ctx>> {
+pub trait BusModel<'ctx>:
+    AsVerilatedModel<'ctx> + OpenTrace<'ctx, Trace = TraceFile<'ctx>>
+{
     fn set_clock(&mut self, high: bool);
     fn set_reset(&mut self, high: bool);
     fn set_load(&mut self, valid: bool, addr: u8, data: u64);
@@ -87,7 +92,11 @@ impl<'ctx, M: BusModel<'ctx>> Chip<'ctx, M> {
             .map_err(|error| anyhow!("{error}"))
             .with_context(|| format!("building the Verilator model of {}", M::name()))?;
         let trace = vcd.map(|path| model.open_trace(path));
-        let mut chip = Self { model, cycles: 0, trace };
+        let mut chip = Self {
+            model,
+            cycles: 0,
+            trace,
+        };
         chip.model.set_reset(true);
         chip.tick();
         chip.tick();
@@ -162,7 +171,10 @@ impl CoverChip<'_> {
         self.load(pos);
         let mut waited = 0;
         while self.model.cover_valid == 0 {
-            anyhow::ensure!(waited < max_wait, "cover_valid not raised {max_wait} cycles after the load");
+            anyhow::ensure!(
+                waited < max_wait,
+                "cover_valid not raised {max_wait} cycles after the load"
+            );
             self.tick();
             waited += 1;
         }
@@ -204,7 +216,11 @@ impl MovegenChip<'_> {
 
     /// Apply `mv` to the stored position with the position updater (one cycle) and collect
     /// the move list of the new position.
-    pub fn apply(&mut self, mv: rsshogi::types::Move, max_cycles: u64) -> anyhow::Result<ChipMoves> {
+    pub fn apply(
+        &mut self,
+        mv: rsshogi::types::Move,
+        max_cycles: u64,
+    ) -> anyhow::Result<ChipMoves> {
         self.model.apply_valid = 1;
         self.model.apply_move = bus::encode_move(mv);
         self.tick();
@@ -230,7 +246,12 @@ impl MovegenChip<'_> {
                 continue;
             }
             if self.model.out_end == 1 {
-                return Ok(ChipMoves { moves, in_check: self.model.in_check == 1, cycles: cycle, first_move_cycles });
+                return Ok(ChipMoves {
+                    moves,
+                    in_check: self.model.in_check == 1,
+                    cycles: cycle,
+                    first_move_cycles,
+                });
             }
             first_move_cycles.get_or_insert(cycle);
             moves.push(TsumeMove {
@@ -238,6 +259,9 @@ impl MovegenChip<'_> {
                 category: bus::decode_category(self.model.out_category)?,
             });
         }
-        anyhow::bail!("no end-of-list beat within {max_cycles} cycles ({} moves so far)", moves.len())
+        anyhow::bail!(
+            "no end-of-list beat within {max_cycles} cycles ({} moves so far)",
+            moves.len()
+        )
     }
 }

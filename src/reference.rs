@@ -1,6 +1,13 @@
 //! The software reference: the exact move set of a position under tsume-shogi rules.
 //!
-//! CONTRACT (filled in by the reference work): keep these names and signatures.
+//! The rules come from rsshogi's complete generator `LegalAll` (every legal non-promotion of
+//! pawns, lances, knights, silvers, bishops and rooks included; pawn-drop mates, double pawns,
+//! pieces left without a move and moves that leave the own king in check excluded). This module
+//! picks the tsume-shogi subset (checks, or evasions when in check) and categorises each move.
+
+use rsshogi::board::Bitboard;
+use rsshogi::movegen::{LegalAll, MoveListGen};
+use rsshogi::types::{Move, PieceType};
 
 use crate::position::Position;
 
@@ -9,27 +16,40 @@ use crate::position::Position;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
+    /// The side to move is not in check: every legal move that gives check.
     Checks,
+    /// The side to move is in check: every legal move (all of them answer the check).
     Evasions,
 }
 
 /// The category of a move, as in the paper plus `move_block`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Category {
+    /// Check: a board move after which the moved piece attacks the king, and no other piece.
     #[serde(rename = "direct")]
     Direct,
+    /// Check: a board move that uncovers a line to the king (discovered check); the moved
+    /// piece itself does not attack the king.
     #[serde(rename = "indirect")]
     Indirect,
+    /// Check: the moved piece attacks the king and a line behind it opens too (double check).
     #[serde(rename = "direct+indirect")]
     DirectIndirect,
+    /// Check: a drop.
     #[serde(rename = "drop")]
     Drop,
+    /// Evasion: any king move, captures by the king included.
     #[serde(rename = "king_escape")]
     KingEscape,
+    /// Evasion: a non-king piece takes the (single) checker.
     #[serde(rename = "capture")]
     Capture,
+    /// Evasion: a drop between the king and a sliding checker.
     #[serde(rename = "drop_block")]
     DropBlock,
+    /// Evasion: a non-king board move onto a square between the king and a sliding checker.
     #[serde(rename = "move_block")]
     MoveBlock,
 }
@@ -37,7 +57,10 @@ pub enum Category {
 impl Mode {
     /// `checks` or `evasions`, as in the JSON output.
     pub fn as_str(self) -> &'static str {
-        todo!()
+        match self {
+            Mode::Checks => "checks",
+            Mode::Evasions => "evasions",
+        }
     }
 }
 
@@ -45,25 +68,183 @@ impl Category {
     /// The name used in the JSON output and the CLI: `direct`, `indirect`, `direct+indirect`,
     /// `drop`, `king_escape`, `capture`, `drop_block`, `move_block`.
     pub fn as_str(self) -> &'static str {
-        todo!()
+        match self {
+            Category::Direct => "direct",
+            Category::Indirect => "indirect",
+            Category::DirectIndirect => "direct+indirect",
+            Category::Drop => "drop",
+            Category::KingEscape => "king_escape",
+            Category::Capture => "capture",
+            Category::DropBlock => "drop_block",
+            Category::MoveBlock => "move_block",
+        }
+    }
+
+    /// Every category, in declaration order.
+    pub const ALL: [Category; 8] = [
+        Category::Direct,
+        Category::Indirect,
+        Category::DirectIndirect,
+        Category::Drop,
+        Category::KingEscape,
+        Category::Capture,
+        Category::DropBlock,
+        Category::MoveBlock,
+    ];
+
+    /// The category named `name` (as [`Category::as_str`] gives it).
+    pub fn from_name(name: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// The mode whose move lists contain this category.
+    pub fn mode(self) -> Mode {
+        match self {
+            Category::Direct | Category::Indirect | Category::DirectIndirect | Category::Drop => {
+                Mode::Checks
+            }
+            _ => Mode::Evasions,
+        }
+    }
+}
+
+impl std::fmt::Display for Category {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
 /// One move of the set: rsshogi's 16-bit move and its category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TsumeMove {
+    /// The move, as rsshogi encodes it (USI text via `to_usi`).
     pub mv: rsshogi::types::Move,
+    /// Its category.
     pub category: Category,
 }
 
 /// The move set of a position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MoveSet {
+    /// Checks or evasions.
     pub mode: Mode,
+    /// The moves, in rsshogi's generation order.
     pub moves: Vec<TsumeMove>,
 }
 
 /// Every legal check (mode Checks) or every legal evasion (mode Evasions), each categorised.
-pub fn tsume_moves(_pos: &Position) -> MoveSet {
-    todo!()
+///
+/// The moves come from rsshogi's `LegalAll` generator (every legal non-promotion included),
+/// in its generation order; in mode Checks only those that give check are kept.
+pub fn tsume_moves(pos: &Position) -> MoveSet {
+    let inner = pos.inner();
+    let legal = MoveListGen::<LegalAll>::new(inner);
+    if inner.is_in_check() {
+        let moves = legal
+            .iter()
+            .map(|&mv| TsumeMove {
+                mv,
+                category: evasion_category(inner, mv),
+            })
+            .collect();
+        MoveSet {
+            mode: Mode::Evasions,
+            moves,
+        }
+    } else {
+        let us = inner.turn();
+        let king = inner.king_square(us.flip());
+        let mut scratch = inner.clone_compact();
+        let mut moves = Vec::new();
+        for &mv in legal.iter() {
+            if !inner.gives_check_move(mv) {
+                continue;
+            }
+            let category = if mv.is_drop() {
+                Category::Drop
+            } else {
+                scratch.apply_move(mv);
+                let occupied = scratch.bitboards().occupied();
+                let attackers = scratch.attackers_to_color(us, king, occupied);
+                scratch.undo_move(mv).expect("undo of a move just made");
+                let direct = attackers.test(mv.to_sq());
+                let indirect = (attackers & !Bitboard::from_square(mv.to_sq())).any();
+                match (direct, indirect) {
+                    (true, false) => Category::Direct,
+                    (false, true) => Category::Indirect,
+                    (true, true) => Category::DirectIndirect,
+                    (false, false) => unreachable!("{mv} gives check but nothing attacks the king"),
+                }
+            };
+            moves.push(TsumeMove { mv, category });
+        }
+        MoveSet {
+            mode: Mode::Checks,
+            moves,
+        }
+    }
+}
+
+/// The category of a legal evasion `mv` in `pos` (side to move in check).
+fn evasion_category(pos: &rsshogi::board::Position, mv: Move) -> Category {
+    if mv.is_drop() {
+        return Category::DropBlock;
+    }
+    let from = mv.from_sq();
+    if pos.piece_on(from).piece_type() == PieceType::KING {
+        return Category::KingEscape;
+    }
+    let checkers = pos.checkers();
+    debug_assert_eq!(checkers.count(), 1, "only king moves answer a double check");
+    if checkers.test(mv.to_sq()) {
+        Category::Capture
+    } else {
+        let checker = checkers.lsb().expect("in check");
+        let king = pos.king_square(pos.turn());
+        debug_assert!(Bitboard::between(king, checker).test(mv.to_sq()));
+        Category::MoveBlock
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_serde() {
+        for c in Category::ALL {
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{}\"", c.as_str()));
+            assert_eq!(Category::from_name(c.as_str()), Some(c));
+        }
+        for m in [Mode::Checks, Mode::Evasions] {
+            assert_eq!(
+                serde_json::to_string(&m).unwrap(),
+                format!("\"{}\"", m.as_str())
+            );
+        }
+        assert_eq!(Category::from_name("nope"), None);
+    }
+
+    #[test]
+    fn modes_of_a_position() {
+        let checks = Position::from_sfen("4k4/9/9/9/4B4/9/9/9/4R4 b G").unwrap();
+        let set = tsume_moves(&checks);
+        assert_eq!(set.mode, Mode::Checks);
+        assert!(set.moves.iter().all(|m| m.category.mode() == Mode::Checks));
+        let evasions = Position::from_sfen("4k4/1b3P3/3g5/9/4R4/9/9/9/9 w p").unwrap();
+        let set = tsume_moves(&evasions);
+        assert_eq!(set.mode, Mode::Evasions);
+        assert!(
+            set.moves
+                .iter()
+                .all(|m| m.category.mode() == Mode::Evasions)
+        );
+    }
 }

@@ -25,7 +25,10 @@ fn shared_positions() -> Vec<(String, String)> {
             "{} is missing: CI must provide ../shared beside the project",
             dir.display()
         );
-        eprintln!("note: {} not found, shared positions skipped", dir.display());
+        eprintln!(
+            "note: {} not found, shared positions skipped",
+            dir.display()
+        );
         return Vec::new();
     }
     let mut files: Vec<PathBuf> = walk(&dir);
@@ -37,7 +40,10 @@ fn shared_positions() -> Vec<(String, String)> {
             // famous-problems.tsv is NAME<TAB>SFEN; the nshogi files interleave move lists.
             let sfen = line.rsplit('\t').next().unwrap_or(line).trim();
             if sfen.contains('/') {
-                out.push((format!("{}:{}", file.display(), line_no + 1), sfen.to_string()));
+                out.push((
+                    format!("{}:{}", file.display(), line_no + 1),
+                    sfen.to_string(),
+                ));
             }
         }
     }
@@ -50,7 +56,10 @@ fn walk(dir: &PathBuf) -> Vec<PathBuf> {
         let path = entry.unwrap().path();
         if path.is_dir() {
             files.extend(walk(&path));
-        } else if matches!(path.extension().and_then(|e| e.to_str()), Some("txt" | "tsv")) {
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("txt" | "tsv")
+        ) {
             files.push(path);
         }
     }
@@ -66,12 +75,18 @@ fn check(chip: &mut CoverChip, pos: &Position) -> Vec<String> {
         Err(error) => return vec![error.to_string()],
     };
     if got.cycles != COVER_LATENCY {
-        diffs.push(format!("cover valid after {} cycles, expected {COVER_LATENCY}", got.cycles));
+        diffs.push(format!(
+            "cover valid after {} cycles, expected {COVER_LATENCY}",
+            got.cycles
+        ));
     }
     for (colour_index, colour) in [Color::Black, Color::White].into_iter().enumerate() {
         let want = direct_cover(pos, colour);
         for direction in Direction::ALL {
-            let (w, g) = (want.by_direction[direction.index()], got.by_colour[colour_index][direction.index()]);
+            let (w, g) = (
+                want.by_direction[direction.index()],
+                got.by_colour[colour_index][direction.index()],
+            );
             if w != g {
                 diffs.push(format!(
                     "{colour:?} cover {direction:?}: missing {:?}, extra {:?}",
@@ -86,14 +101,19 @@ fn check(chip: &mut CoverChip, pos: &Position) -> Vec<String> {
             let want = pos.pawn_on_file(colour, File::new(file as i8));
             let got = got.pawn_files >> (9 * colour_index + usize::from(file)) & 1 == 1;
             if want != got {
-                diffs.push(format!("{colour:?} pawn on file {}: chip says {got}", file + 1));
+                diffs.push(format!(
+                    "{colour:?} pawn on file {}: chip says {got}",
+                    file + 1
+                ));
             }
         }
     }
     for (addr, word) in bus::load_words(pos) {
         let read = chip.read_word(addr);
         if read != word {
-            diffs.push(format!("store word {addr}: wrote {word:#x}, read {read:#x}"));
+            diffs.push(format!(
+                "store word {addr}: wrote {word:#x}, read {read:#x}"
+            ));
         }
     }
     diffs
@@ -111,7 +131,11 @@ fn run_batch(
         count += 1;
         let diffs = check(chip, &pos);
         if !diffs.is_empty() && failures.len() < 10 {
-            failures.push(format!("[{label}] {name} `{}`:\n    {}", pos.to_sfen(), diffs.join("\n    ")));
+            failures.push(format!(
+                "[{label}] {name} `{}`:\n    {}",
+                pos.to_sfen(),
+                diffs.join("\n    ")
+            ));
         } else if !diffs.is_empty() {
             failures.push(String::new());
         }
@@ -126,9 +150,13 @@ fn position_store_and_direct_cover_match_reference() {
     let mut failures = Vec::new();
 
     // The problem suite.
-    let suite = tsume::problems::load_suite(&tsume::problems::default_dir()).expect("problem suite");
+    let suite =
+        tsume::problems::load_suite(&tsume::problems::default_dir()).expect("problem suite");
     let suite_positions = suite.iter().map(|p| {
-        (p.id.clone(), Position::from_sfen(&p.sfen).unwrap_or_else(|e| panic!("{}: {e}", p.id)))
+        (
+            p.id.clone(),
+            Position::from_sfen(&p.sfen).unwrap_or_else(|e| panic!("{}: {e}", p.id)),
+        )
     });
     let n_suite = run_batch(&mut chip, "suite", suite_positions, &mut failures);
 
@@ -141,7 +169,10 @@ fn position_store_and_direct_cover_match_reference() {
 
     // Fresh random positions.
     let seed = seed_from_env();
-    let count = std::env::var("TSUME_RANDOM").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_RANDOM);
+    let count = std::env::var("TSUME_RANDOM")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_RANDOM);
     let mut generator = TsumeGenerator::new(seed);
     let random = (0..count).map(|i| (format!("random #{i}"), generator.next_position(Kind::Any)));
     let n_random = run_batch(&mut chip, "random", random, &mut failures);
@@ -154,7 +185,12 @@ fn position_store_and_direct_cover_match_reference() {
         failures.is_empty(),
         "{} positions disagree with the reference (seed {seed}, rerun with TSUME_SEED={seed}):\n{}",
         failures.len(),
-        failures.iter().filter(|f| !f.is_empty()).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .filter(|f| !f.is_empty())
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     assert!(n_suite > 0, "the problem suite is empty");
 }

@@ -19,18 +19,34 @@ const MAX_CYCLES: u64 = 2_000;
 fn shared_positions() -> Vec<(String, String)> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/nshogi");
     if !dir.is_dir() {
-        assert!(std::env::var_os("CI").is_none(), "{} is missing", dir.display());
-        eprintln!("note: {} not found, shared positions skipped", dir.display());
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} is missing",
+            dir.display()
+        );
+        eprintln!(
+            "note: {} not found, shared positions skipped",
+            dir.display()
+        );
         return Vec::new();
     }
     let mut out = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
-    for file in files.into_iter().filter(|f| f.extension().is_some_and(|e| e == "txt")) {
+    for file in files
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "txt"))
+    {
         let text = std::fs::read_to_string(&file).unwrap();
         for (i, line) in text.lines().enumerate() {
             if line.contains('/') {
-                out.push((format!("{}:{}", file.file_name().unwrap().to_string_lossy(), i + 1), line.trim().to_string()));
+                out.push((
+                    format!("{}:{}", file.file_name().unwrap().to_string_lossy(), i + 1),
+                    line.trim().to_string(),
+                ));
             }
         }
     }
@@ -40,7 +56,10 @@ fn shared_positions() -> Vec<(String, String)> {
 type MoveKey = (String, &'static str);
 
 fn key_set(moves: &[tsume::reference::TsumeMove]) -> BTreeSet<MoveKey> {
-    moves.iter().map(|m| (m.mv.to_usi(), m.category.as_str())).collect()
+    moves
+        .iter()
+        .map(|m| (m.mv.to_usi(), m.category.as_str()))
+        .collect()
 }
 
 /// Differences between chip and reference on one position (empty when they agree).
@@ -51,16 +70,27 @@ fn check(chip: &mut MovegenChip, pos: &Position, stats: &mut Stats) -> Option<St
         Err(error) => return Some(error.to_string()),
     };
     if got.in_check != (want.mode == Mode::Evasions) {
-        return Some(format!("chip in_check = {}, reference mode {:?}", got.in_check, want.mode));
+        return Some(format!(
+            "chip in_check = {}, reference mode {:?}",
+            got.in_check, want.mode
+        ));
     }
-    let s = if got.in_check { &mut stats.evasions } else { &mut stats.checks };
+    let s = if got.in_check {
+        &mut stats.evasions
+    } else {
+        &mut stats.checks
+    };
     s.positions += 1;
     s.moves += got.moves.len() as u64;
     s.cycles += got.cycles;
     s.max_cycles = s.max_cycles.max(got.cycles);
     let (w, g) = (key_set(&want.moves), key_set(&got.moves));
     if got.moves.len() != g.len() {
-        return Some(format!("chip sent duplicate moves: {} moves, {} distinct", got.moves.len(), g.len()));
+        return Some(format!(
+            "chip sent duplicate moves: {} moves, {} distinct",
+            got.moves.len(),
+            g.len()
+        ));
     }
     if w != g {
         return Some(format!(
@@ -110,26 +140,45 @@ fn move_generator_matches_reference() {
         }
     };
 
-    let suite = tsume::problems::load_suite(&tsume::problems::default_dir()).expect("problem suite");
+    let suite =
+        tsume::problems::load_suite(&tsume::problems::default_dir()).expect("problem suite");
     for p in &suite {
-        run(p.id.clone(), Position::from_sfen(&p.sfen).unwrap(), &mut stats, &mut chip);
+        run(
+            p.id.clone(),
+            Position::from_sfen(&p.sfen).unwrap(),
+            &mut stats,
+            &mut chip,
+        );
     }
     for (name, sfen) in shared_positions() {
         if let Ok(pos) = Position::from_sfen(&sfen) {
             // The evasion position after each check (the first few of each position).
             if !pos.in_check() {
                 for (i, m) in tsume_moves(&pos).moves.iter().take(3).enumerate() {
-                    run(format!("{name} after check {i} {}", m.mv.to_usi()), pos.after(m.mv), &mut stats, &mut chip);
+                    run(
+                        format!("{name} after check {i} {}", m.mv.to_usi()),
+                        pos.after(m.mv),
+                        &mut stats,
+                        &mut chip,
+                    );
                 }
             }
             run(name, pos, &mut stats, &mut chip);
         }
     }
     let seed = seed_from_env();
-    let count = std::env::var("TSUME_RANDOM").ok().and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_RANDOM);
+    let count = std::env::var("TSUME_RANDOM")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_RANDOM);
     let mut generator = TsumeGenerator::new(seed);
     for i in 0..count {
-        run(format!("random #{i}"), generator.next_position(Kind::Any), &mut stats, &mut chip);
+        run(
+            format!("random #{i}"),
+            generator.next_position(Kind::Any),
+            &mut stats,
+            &mut chip,
+        );
     }
     eprintln!("{} (seed {seed})", stats.checks.line("checks"));
     eprintln!("{} (seed {seed})", stats.evasions.line("evasions"));

@@ -35,20 +35,39 @@ fn applied_moves_match_reference() {
             pos = pos.after(mv);
             applied += 1;
             let got = chip.apply(mv, 2_000).expect("list after the move");
-            let stored: Vec<(u8, u64)> = (0..bus::LOAD_WORDS as u8).map(|a| (a, chip.read_word(a))).collect();
+            let stored: Vec<(u8, u64)> = (0..bus::LOAD_WORDS as u8)
+                .map(|a| (a, chip.read_word(a)))
+                .collect();
             let mut diffs = Vec::new();
             if stored != bus::load_words(&pos) {
-                diffs.push(format!("store holds {stored:x?}, expected {:x?}", bus::load_words(&pos)));
+                diffs.push(format!(
+                    "store holds {stored:x?}, expected {:x?}",
+                    bus::load_words(&pos)
+                ));
             }
-            let want: std::collections::BTreeSet<_> =
-                tsume_moves(&pos).moves.iter().map(|m| (m.mv.to_usi(), m.category.as_str())).collect();
-            let have: std::collections::BTreeSet<_> =
-                got.moves.iter().map(|m| (m.mv.to_usi(), m.category.as_str())).collect();
+            let want: std::collections::BTreeSet<_> = tsume_moves(&pos)
+                .moves
+                .iter()
+                .map(|m| (m.mv.to_usi(), m.category.as_str()))
+                .collect();
+            let have: std::collections::BTreeSet<_> = got
+                .moves
+                .iter()
+                .map(|m| (m.mv.to_usi(), m.category.as_str()))
+                .collect();
             if want != have {
-                diffs.push(format!("list differs: missing {:?}, extra {:?}", want.difference(&have), have.difference(&want)));
+                diffs.push(format!(
+                    "list differs: missing {:?}, extra {:?}",
+                    want.difference(&have),
+                    have.difference(&want)
+                ));
             }
             if !diffs.is_empty() {
-                failures.push(format!("line {line} ply {ply}: `{before}` + {}:\n    {}", mv.to_usi(), diffs.join("\n    ")));
+                failures.push(format!(
+                    "line {line} ply {ply}: `{before}` + {}:\n    {}",
+                    mv.to_usi(),
+                    diffs.join("\n    ")
+                ));
                 break;
             }
         }
@@ -58,6 +77,11 @@ fn applied_moves_match_reference() {
         failures.is_empty(),
         "{} lines disagree (seed {seed}, rerun with TSUME_SEED={seed}):\n{}",
         failures.len(),
-        failures.iter().take(6).cloned().collect::<Vec<_>>().join("\n")
+        failures
+            .iter()
+            .take(6)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

