@@ -20,4 +20,5 @@ pub mod random;
 pub mod reference;
 pub mod toolchain;
 
+pub use marlin;
 pub use rsshogi;

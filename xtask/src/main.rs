@@ -1,11 +1,14 @@
 //! Project tasks, run as `cargo xtask TASK` (an alias in .cargo/config.toml).
 
+mod bench;
+mod chip;
 mod hdl;
 mod lint;
 mod setup;
 mod sim;
 mod test;
 mod util;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -61,6 +64,10 @@ enum Task {
     Test(test::TestArgs),
     /// Move sets of positions from the hardware generator or the software reference.
     Sim(sim::SimArgs),
+    /// The chip against the reference on N fresh random positions (long differential runs).
+    Verify(verify::VerifyArgs),
+    /// Measured figures: cycles per position on the chip, simulation and reference speed.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +78,8 @@ fn main() -> ExitCode {
         Task::Lint => lint::run(),
         Task::Test(args) => test::run(args),
         Task::Sim(args) => sim::run(args),
+        Task::Verify(args) => verify::run(args),
+        Task::Bench(args) => bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,55 +1,80 @@
-//! `cargo xtask sim`: the move set of positions from an engine: the software reference now,
-//! the hardware check generator (through Verilator) once it is built.
+//! `cargo xtask sim`: the move set of positions from an engine: the simulated chip (the
+//! Spade move generator through Verilator, the default) or the software reference.
 //!
 //! Adding an engine: a variant of [`EngineKind`], a type implementing [`Engine`], and one arm
 //! in [`open`].
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{Read, Write};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use tsume::position::Position;
 use tsume::problems::{Expected, Problem};
 use tsume::reference::{Category, Mode, MoveSet};
 
-use crate::util::Failure;
+use crate::chip;
+use crate::util::{self, Failure};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineKind {
-    /// The Spade check generator, simulated with Verilator (not built yet).
+    /// The Spade move generator, simulated with Verilator.
     Hardware,
     /// The software reference (`tsume::reference::tsume_moves`).
     Reference,
 }
 
+/// What an engine answers for a position.
+pub struct Generated {
+    pub set: MoveSet,
+    /// Clock cycles from the position being ready in the chip to the end of its list.
+    pub cycles: Option<u64>,
+    /// Clock cycles from the position being ready to the first move.
+    pub first_move: Option<u64>,
+}
+
 /// A move generator: the tsume move set of a position.
 pub trait Engine {
-    fn generate(&mut self, pos: &Position) -> Result<MoveSet>;
+    fn generate(&mut self, pos: &Position) -> Result<Generated>;
+    /// Whether answers should be checked against the reference (in the suite table).
+    fn is_hardware(&self) -> bool;
 }
 
 /// The software reference.
 struct Reference;
 
 impl Engine for Reference {
-    fn generate(&mut self, pos: &Position) -> Result<MoveSet> {
-        Ok(tsume::reference::tsume_moves(pos))
+    fn generate(&mut self, pos: &Position) -> Result<Generated> {
+        Ok(Generated {
+            set: tsume::reference::tsume_moves(pos),
+            cycles: None,
+            first_move: None,
+        })
+    }
+    fn is_hardware(&self) -> bool {
+        false
     }
 }
 
-/// The engine of `kind`; exit code 2 for an engine that is not available.
-pub fn open(kind: EngineKind) -> Result<Box<dyn Engine>> {
-    match kind {
-        EngineKind::Reference => Ok(Box::new(Reference)),
-        EngineKind::Hardware => Err(Failure::error(
-            2,
-            "the hardware check generator is not built yet (it is the default engine once \
-             it is): use `--engine reference` for the software reference",
-        )),
+/// The simulated chip.
+struct Hardware<'ctx> {
+    chip: tsume::hw::MovegenChip<'ctx>,
+}
+
+impl Engine for Hardware<'_> {
+    fn generate(&mut self, pos: &Position) -> Result<Generated> {
+        let answer = chip::generate(&mut self.chip, pos)?;
+        Ok(Generated {
+            set: chip::move_set(&answer),
+            cycles: Some(answer.cycles),
+            first_move: answer.first_move_cycles,
+        })
+    }
+    fn is_hardware(&self) -> bool {
+        true
     }
 }
 
@@ -73,13 +98,38 @@ pub struct SimArgs {
     /// The problem suite to run when neither --sfen nor --positions is given.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["sfen", "positions"])]
     pub suite: Option<PathBuf>,
+    /// Write a waveform of the whole run (every signal of the chip) to this VCD file.
+    #[arg(long, value_name = "FILE")]
+    pub vcd: Option<PathBuf>,
 }
 
 pub fn run(args: &SimArgs) -> Result<()> {
-    let mut engine = open(args.engine)?;
+    match args.engine {
+        EngineKind::Reference => {
+            if args.vcd.is_some() {
+                return Err(Failure::error(
+                    2,
+                    "--vcd needs the hardware engine: drop `--engine reference`",
+                ));
+            }
+            run_with(&mut Reference, args)
+        }
+        EngineKind::Hardware => {
+            let runtime = chip::runtime()?;
+            let (chip, _) = chip::open(&runtime, args.vcd.as_deref())?;
+            let result = run_with(&mut Hardware { chip }, args);
+            if let Some(vcd) = &args.vcd {
+                eprintln!("waveform written to {}", vcd.display());
+            }
+            result
+        }
+    }
+}
+
+fn run_with(engine: &mut dyn Engine, args: &SimArgs) -> Result<()> {
     if let Some(words) = &args.sfen {
         let text = words.join(" ");
-        let failed = report(engine.as_mut(), &[Input::line(0, &text)], args.json, false)?;
+        let failed = report(engine, &[Input::line(0, &text)], args.json, false)?;
         return if failed > 0 {
             Err(Failure::error(1, ""))
         } else {
@@ -88,7 +138,7 @@ pub fn run(args: &SimArgs) -> Result<()> {
     }
     if let Some(file) = &args.positions {
         let inputs = read_positions(file)?;
-        let failed = report(engine.as_mut(), &inputs, args.json, true)?;
+        let failed = report(engine, &inputs, args.json, true)?;
         return if failed > 0 {
             Err(Failure::error(
                 1,
@@ -106,7 +156,7 @@ pub fn run(args: &SimArgs) -> Result<()> {
         .suite
         .clone()
         .unwrap_or_else(tsume::problems::default_dir);
-    suite(engine.as_mut(), &dir, args.json)
+    suite(engine, &dir, args.json)
 }
 
 /// One position to run: where it came from and its text.
@@ -171,7 +221,7 @@ fn catch<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 /// The position and its move set, or what is wrong with the input.
-fn evaluate(engine: &mut dyn Engine, sfen: &str) -> Result<(Position, MoveSet), String> {
+fn evaluate(engine: &mut dyn Engine, sfen: &str) -> Result<(Position, Generated), String> {
     let pos =
         catch("the position rules", || Position::from_sfen(sfen))?.map_err(|e| e.to_string())?;
     let set = catch("the engine", || engine.generate(&pos))?.map_err(|e| format!("{e:#}"))?;
@@ -191,6 +241,8 @@ struct JsonResult<'a> {
     sfen: &'a str,
     mode: Mode,
     moves: Vec<JsonMove>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cycles: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -201,15 +253,17 @@ struct JsonError<'a> {
     error: String,
 }
 
-fn json_line(input: &Input, result: &Result<(Position, MoveSet), String>) -> Result<String> {
+fn json_line(input: &Input, result: &Result<(Position, Generated), String>) -> Result<String> {
     let id = input.id.as_deref();
     let sfen = input.sfen.as_str();
     Ok(match result {
-        Ok((_, set)) => serde_json::to_string(&JsonResult {
+        Ok((_, generated)) => serde_json::to_string(&JsonResult {
             id,
             sfen,
-            mode: set.mode,
-            moves: set
+            mode: generated.set.mode,
+            cycles: generated.cycles,
+            moves: generated
+                .set
                 .moves
                 .iter()
                 .map(|m| JsonMove {
@@ -248,7 +302,8 @@ fn summary(set: &MoveSet) -> String {
         .join(", ")
 }
 
-fn human(sfen: &str, pos: &Position, set: &MoveSet) -> String {
+fn human(sfen: &str, pos: &Position, generated: &Generated) -> String {
+    let set = &generated.set;
     let mut out = pos.diagram();
     if !out.ends_with('\n') {
         out.push('\n');
@@ -266,6 +321,14 @@ fn human(sfen: &str, pos: &Position, set: &MoveSet) -> String {
         Mode::Evasions => " (no legal evasion: checkmate)",
     };
     out.push_str(&format!("moves: {}{none}\n", set.moves.len()));
+    if let Some(cycles) = generated.cycles {
+        let first = generated
+            .first_move
+            .map_or(String::new(), |f| format!(", first move after {f}"));
+        out.push_str(&format!(
+            "cycles: {cycles} from the position ready in the chip to the end of the list{first}\n"
+        ));
+    }
     for (category, moves) in by_category(set) {
         let mut line = format!("  {:<16} {:>3} ", category.as_str(), moves.len());
         let indent = line.len();
@@ -305,7 +368,7 @@ fn report(engine: &mut dyn Engine, inputs: &[Input], json: bool, several: bool) 
                 writeln!(out, "== {} ==", input.label)?;
             }
             match &result {
-                Ok((pos, set)) => write!(out, "{}", human(&input.sfen, pos, set))?,
+                Ok((pos, generated)) => write!(out, "{}", human(&input.sfen, pos, generated))?,
                 Err(error) if several => {
                     writeln!(out, "sfen:  {}\nerror: {error}", input.sfen)?;
                 }
@@ -347,16 +410,8 @@ fn suite(engine: &mut dyn Engine, dir: &Path, json: bool) -> Result<()> {
             ),
         ));
     }
-    let bar = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(problems.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} [{elapsed}] {msg}")
-                .expect("valid template"),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = util::progress_bar(problems.len() as u64);
+    let hardware = engine.is_hardware();
     let mut rows = Vec::new();
     for p in &problems {
         bar.set_message(p.id.clone());
@@ -366,39 +421,65 @@ fn suite(engine: &mut dyn Engine, dir: &Path, json: bool) -> Result<()> {
             sfen: p.sfen.clone(),
         };
         let result = evaluate(engine, &p.sfen);
-        rows.push((input, p, result));
+        // The chip's answer against the reference's.
+        let agrees = match &result {
+            Ok((pos, generated)) if hardware => Some(chip::same_moves(
+                &generated.set,
+                &tsume::reference::tsume_moves(pos),
+            )),
+            _ => None,
+        };
+        rows.push((input, p, result, agrees));
         bar.inc(1);
     }
     bar.finish_and_clear();
 
     let mut out = std::io::stdout().lock();
-    let failed = rows.iter().filter(|(_, _, r)| r.is_err()).count();
+    let failed = rows.iter().filter(|row| row.2.is_err()).count();
+    let disagree = rows.iter().filter(|row| row.3 == Some(false)).count();
     if json {
-        for (input, _, result) in &rows {
+        for (input, _, result, _) in &rows {
             writeln!(out, "{}", json_line(input, result)?)?;
         }
     } else {
-        let table: Vec<[String; 5]> = rows
+        let table: Vec<[String; 7]> = rows
             .iter()
-            .map(|(input, p, result)| match result {
-                Ok((_, set)) => [
+            .map(|(input, p, result, agrees)| match result {
+                Ok((_, generated)) => [
                     input.label.clone(),
                     expected(&p.expected),
-                    set.mode.as_str().to_string(),
-                    set.moves.len().to_string(),
-                    summary(set),
+                    generated.set.mode.as_str().to_string(),
+                    generated.set.moves.len().to_string(),
+                    generated.cycles.map_or("-".to_string(), |c| c.to_string()),
+                    match agrees {
+                        Some(true) => "yes".to_string(),
+                        Some(false) => "NO".to_string(),
+                        None => "-".to_string(),
+                    },
+                    summary(&generated.set),
                 ],
                 Err(e) => [
                     input.label.clone(),
                     expected(&p.expected),
                     "error".to_string(),
                     "-".to_string(),
+                    "-".to_string(),
+                    "-".to_string(),
                     e.clone(),
                 ],
             })
             .collect();
-        let header = ["id", "expected", "mode", "moves", "categories"].map(String::from);
-        let mut widths = [0; 4];
+        let header = [
+            "id",
+            "expected",
+            "mode",
+            "moves",
+            "cycles",
+            "agrees",
+            "categories",
+        ]
+        .map(String::from);
+        let mut widths = [0; 6];
         for row in std::iter::once(&header).chain(&table) {
             for (w, cell) in widths.iter_mut().zip(row) {
                 *w = (*w).max(cell.chars().count());
@@ -407,31 +488,41 @@ fn suite(engine: &mut dyn Engine, dir: &Path, json: bool) -> Result<()> {
         for row in std::iter::once(&header).chain(&table) {
             writeln!(
                 out,
-                "{:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}  {}",
+                "{:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}  {:>w4$}  {:<w5$}  {}",
                 row[0],
                 row[1],
                 row[2],
                 row[3],
                 row[4],
+                row[5],
+                row[6],
                 w0 = widths[0],
                 w1 = widths[1],
                 w2 = widths[2],
                 w3 = widths[3],
+                w4 = widths[4],
+                w5 = widths[5],
             )?;
         }
+        let agreement = if hardware {
+            format!(", {disagree} disagree with the reference")
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "{} problems from {}, {failed} failed",
+            "{} problems from {}, {failed} failed{agreement}",
             rows.len(),
             dir.display()
         )?;
     }
     out.flush()?;
-    if failed > 0 {
+    if failed > 0 || disagree > 0 {
         return Err(Failure::error(
             1,
             format!(
-                "{failed} of {} problems in {} are not usable positions",
+                "{failed} of {} problems in {} are not usable positions and {disagree} \
+                 disagree with the reference",
                 rows.len(),
                 dir.display()
             ),

@@ -310,3 +310,17 @@ pub fn write_script(path: &Path, content: &str) -> Result<bool> {
         .with_context(|| format!("cannot make {} executable", path.display()))?;
     Ok(true)
 }
+
+/// A progress bar on a terminal (hidden otherwise, e.g. in CI logs).
+pub fn progress_bar(len: u64) -> ProgressBar {
+    if std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(len);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} [{elapsed}<{eta}] {msg}")
+                .expect("valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    }
+}

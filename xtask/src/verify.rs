@@ -1,0 +1,87 @@
+//! `cargo xtask verify --random N`: the chip against the software reference on N fresh
+//! random tsume-like positions (half of them in check), for runs too long for the default
+//! tests. Every disagreement is printed with its SFEN; exit 1 if there is any.
+
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Args;
+use tsume::random::{Kind, TsumeGenerator};
+use tsume::reference::{Mode, tsume_moves};
+
+use crate::chip;
+use crate::util::{self, Failure};
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Number of random positions.
+    #[arg(long, default_value_t = 100_000)]
+    pub random: u64,
+    /// Seed of the random positions (default: TSUME_SEED, else a fresh one, printed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+pub fn run(args: &VerifyArgs) -> Result<()> {
+    let seed = args.seed.unwrap_or_else(tsume::random::seed_from_env);
+    let runtime = chip::runtime()?;
+    let (mut chip, _) = chip::open(&runtime, None)?;
+    let mut generator = TsumeGenerator::new(seed);
+    eprintln!("verify: {} random positions, seed {seed}", args.random);
+    let bar = util::progress_bar(args.random);
+    let start = Instant::now();
+    let (mut checks, mut evasions, mut moves, mut cycles, mut max_cycles) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut failures = Vec::new();
+    for i in 0..args.random {
+        let pos = generator.next_position(Kind::Any);
+        let want = tsume_moves(&pos);
+        let verdict = match chip::generate(&mut chip, &pos) {
+            Ok(answer) => {
+                cycles += answer.cycles;
+                max_cycles = max_cycles.max(answer.cycles);
+                moves += answer.moves.len() as u64;
+                if chip::same_moves(&chip::move_set(&answer), &want) {
+                    None
+                } else {
+                    Some("move set or categories differ".to_string())
+                }
+            }
+            Err(error) => Some(format!("{error:#}")),
+        };
+        match want.mode {
+            Mode::Checks => checks += 1,
+            Mode::Evasions => evasions += 1,
+        }
+        if let Some(why) = verdict {
+            let line = format!("position #{i} `{}`: {why}", pos.to_sfen());
+            bar.println(&line);
+            failures.push(line);
+            bar.set_message(format!("{} disagree", failures.len()));
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let took = start.elapsed();
+    println!(
+        "verify: {} positions ({checks} checks, {evasions} evasions), {moves} moves, seed {seed}: \
+         {} disagree with the reference; mean {:.2} cycles, max {max_cycles}; {} ({:.0} positions/s)",
+        args.random,
+        failures.len(),
+        cycles as f64 / args.random.max(1) as f64,
+        util::secs(took),
+        args.random as f64 / took.as_secs_f64()
+    );
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::error(
+            1,
+            format!(
+                "{} of {} positions disagree (rerun with --seed {seed})",
+                failures.len(),
+                args.random
+            ),
+        ))
+    }
+}
