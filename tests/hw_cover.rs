@@ -2,7 +2,7 @@
 //! reference: on the problem suite, on every position of `../shared/data`, and on fresh
 //! random tsume-like positions each run (seed printed on failure; `TSUME_SEED` repeats it).
 
-use std::path::PathBuf;
+mod common;
 
 use tsume::bus::{self, squares_usi};
 use tsume::cover::{Direction, direct_cover};
@@ -15,56 +15,6 @@ use tsume::rsshogi::types::{Color, File};
 const DEFAULT_RANDOM: usize = 10_000;
 /// Cycles from the first load word to `cover_valid`: ten load words, one cover register.
 const COVER_LATENCY: u64 = bus::LOAD_WORDS as u64 + 1;
-
-/// Every SFEN in the files of `../shared/data` (lines holding a board, i.e. a '/').
-fn shared_positions() -> Vec<(String, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    if !dir.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{} is missing: CI must provide ../shared beside the project",
-            dir.display()
-        );
-        eprintln!(
-            "note: {} not found, shared positions skipped",
-            dir.display()
-        );
-        return Vec::new();
-    }
-    let mut files: Vec<PathBuf> = walk(&dir);
-    files.sort();
-    let mut out = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        for (line_no, line) in text.lines().enumerate() {
-            // famous-problems.tsv is NAME<TAB>SFEN; the nshogi files interleave move lists.
-            let sfen = line.rsplit('\t').next().unwrap_or(line).trim();
-            if sfen.contains('/') {
-                out.push((
-                    format!("{}:{}", file.display(), line_no + 1),
-                    sfen.to_string(),
-                ));
-            }
-        }
-    }
-    out
-}
-
-fn walk(dir: &PathBuf) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files.extend(walk(&path));
-        } else if matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("txt" | "tsv")
-        ) {
-            files.push(path);
-        }
-    }
-    files
-}
 
 /// Compare the chip with the reference on one position; a description of every
 /// difference, empty when they agree.
@@ -161,7 +111,7 @@ fn position_store_and_direct_cover_match_reference() {
     let n_suite = run_batch(&mut chip, "suite", suite_positions, &mut failures);
 
     // Every position of ../shared/data that is a legal position.
-    let shared = shared_positions();
+    let shared = common::shared_positions("");
     let shared_positions = shared
         .into_iter()
         .filter_map(|(name, sfen)| Position::from_sfen(&sfen).ok().map(|pos| (name, pos)));
@@ -169,10 +119,7 @@ fn position_store_and_direct_cover_match_reference() {
 
     // Fresh random positions.
     let seed = seed_from_env();
-    let count = std::env::var("TSUME_RANDOM")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_RANDOM);
+    let count = common::random_count(DEFAULT_RANDOM);
     let mut generator = TsumeGenerator::new(seed);
     let random = (0..count).map(|i| (format!("random #{i}"), generator.next_position(Kind::Any)));
     let n_random = run_batch(&mut chip, "random", random, &mut failures);

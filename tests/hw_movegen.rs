@@ -4,8 +4,9 @@
 //! checks) and on fresh random tsume-like positions, half of them in check (seed printed
 //! on failure; `TSUME_SEED` repeats a run).
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use tsume::hw::{self, MovegenChip};
 use tsume::position::Position;
@@ -15,43 +16,6 @@ use tsume::reference::{Mode, tsume_moves};
 const DEFAULT_RANDOM: usize = 10_000;
 /// Far more than any list needs: a missing end beat fails instead of hanging.
 const MAX_CYCLES: u64 = 2_000;
-
-fn shared_positions() -> Vec<(String, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/nshogi");
-    if !dir.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{} is missing",
-            dir.display()
-        );
-        eprintln!(
-            "note: {} not found, shared positions skipped",
-            dir.display()
-        );
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    for file in files
-        .into_iter()
-        .filter(|f| f.extension().is_some_and(|e| e == "txt"))
-    {
-        let text = std::fs::read_to_string(&file).unwrap();
-        for (i, line) in text.lines().enumerate() {
-            if line.contains('/') {
-                out.push((
-                    format!("{}:{}", file.file_name().unwrap().to_string_lossy(), i + 1),
-                    line.trim().to_string(),
-                ));
-            }
-        }
-    }
-    out
-}
 
 type MoveKey = (String, &'static str);
 
@@ -150,7 +114,7 @@ fn move_generator_matches_reference() {
             &mut chip,
         );
     }
-    for (name, sfen) in shared_positions() {
+    for (name, sfen) in common::shared_positions("nshogi") {
         if let Ok(pos) = Position::from_sfen(&sfen) {
             // The evasion position after each check (the first few of each position).
             if !pos.in_check() {
@@ -167,10 +131,7 @@ fn move_generator_matches_reference() {
         }
     }
     let seed = seed_from_env();
-    let count = std::env::var("TSUME_RANDOM")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_RANDOM);
+    let count = common::random_count(DEFAULT_RANDOM);
     let mut generator = TsumeGenerator::new(seed);
     for i in 0..count {
         run(

@@ -11,16 +11,7 @@ use tsume::rsshogi::types::{Color, PieceType, Square};
 
 const N: usize = 10_000;
 
-const CATEGORIES: [Category; 8] = [
-    Category::Direct,
-    Category::Indirect,
-    Category::DirectIndirect,
-    Category::Drop,
-    Category::KingEscape,
-    Category::Capture,
-    Category::DropBlock,
-    Category::MoveBlock,
-];
+const CATEGORIES: [Category; 8] = Category::ALL;
 
 /// What one position shows (for the distribution checks).
 #[derive(Default)]
