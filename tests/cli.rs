@@ -303,15 +303,79 @@ fn unknown_options_and_missing_files_are_errors() {
     assert!(out.stdout.is_empty());
 }
 
+/// A JSON object's moves as a sorted list of (usi, category).
+fn move_keys(object: &Value) -> Vec<(String, String)> {
+    let mut keys: Vec<(String, String)> = object["moves"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no moves in {object}"))
+        .iter()
+        .map(|m| {
+            (
+                m["usi"].as_str().unwrap().to_string(),
+                m["category"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    keys.sort();
+    keys
+}
+
 #[test]
-fn the_hardware_engine_says_it_is_not_built_yet() {
-    let out = sim(&["--sfen", CHECKS]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("--engine reference"),
-        "{}",
+fn the_hardware_engine_answers_like_the_reference_with_cycles() {
+    let lines = [CHECKS, NOT_SFEN, EVASIONS, MATED];
+    let file = TempFile::new("hardware.txt", &lines.join("\n"));
+    let out = sim(&["--positions", file.path(), "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a bad line makes exit code 1; stderr:\n{}",
         text(&out.stderr)
     );
+    let stdout = text(&out.stdout);
+    let objects: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect();
+    assert_eq!(objects.len(), lines.len(), "one object per line:\n{stdout}");
+    for (sfen, object) in lines.iter().zip(&objects) {
+        assert_eq!(object["sfen"], *sfen, "lines stay in input order");
+        match Position::from_sfen(sfen) {
+            Ok(_) => {
+                let want = expected_json(sfen);
+                assert_eq!(object["mode"], want["mode"], "mode of {sfen}");
+                assert_eq!(move_keys(object), move_keys(&want), "moves of {sfen}");
+                let moves = want["moves"].as_array().unwrap().len() as u64;
+                let cycles = object["cycles"]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("no cycles in {object}"));
+                assert!(
+                    cycles > moves,
+                    "{cycles} cycles for {moves} moves: the end beat follows the moves"
+                );
+            }
+            Err(error) => assert_eq!(object["error"], error.to_string(), "error of {sfen}"),
+        }
+    }
+}
+
+#[test]
+fn the_suite_runs_through_the_chip_in_agreement() {
+    let out = sim(&[]);
+    assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(", 0 failed, 0 disagree with the reference"),
+        "{stdout}"
+    );
+    let suite = tsume::problems::load_suite(&tsume::problems::default_dir()).unwrap();
+    for p in &suite {
+        assert!(
+            stdout.lines().any(|l| l.starts_with(&format!("{} ", p.id))),
+            "{} in the table",
+            p.id
+        );
+    }
 }
 
 #[test]
@@ -322,7 +386,7 @@ fn help_documents_every_task() {
         .expect("run xtask --help");
     assert!(out.status.success());
     let help = text(&out.stdout);
-    for task in ["setup", "hdl", "lint", "test", "sim"] {
+    for task in ["setup", "hdl", "lint", "test", "sim", "verify", "bench"] {
         assert!(
             help.lines().any(|l| l.trim_start().starts_with(task)),
             "--help lists `{task}`:\n{help}"

@@ -46,7 +46,8 @@ pub fn run(args: &TestArgs) -> Result<()> {
     }
 
     let mut cmd = Command::new(util::cargo());
-    cmd.args(["test", "--workspace"])
+    // Every test binary runs even when one fails, so one run shows every failure.
+    cmd.args(["test", "--workspace", "--no-fail-fast"])
         .args(&cargo_args)
         .current_dir(util::project_root())
         // marlin finds `verilator` on PATH unless told otherwise: make it the wrapper.
