@@ -13,6 +13,7 @@
 pub mod bus;
 pub mod cover;
 pub mod hw;
+pub mod link;
 pub mod mate;
 pub mod position;
 pub mod problems;

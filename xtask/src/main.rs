@@ -1,9 +1,11 @@
 //! Project tasks, run as `cargo xtask TASK` (an alias in .cargo/config.toml).
 
 mod bench;
+mod bitstream;
 mod chip;
 mod hdl;
 mod lint;
+mod run;
 mod setup;
 mod sim;
 mod test;
@@ -32,17 +34,39 @@ Tasks in detail:
           test's code. This is the project's test command (CI runs it).
   sim     Move sets of positions: every legal check, or every legal evasion when the side to
           move is in check, grouped by category, moves in USI. --engine hardware (the default)
-          is the Spade generator, not built yet; --engine reference is the software reference.
-          With --sfen: one position. With --positions FILE: one SFEN per line (--json: one
-          JSON object per line; exit 1 if any line is not a usable position). With neither:
-          the problem suite (problems/) as a table.
+          is the Spade generator simulated by Verilator, with clock cycles per position;
+          --engine reference is the software reference. With --sfen: one position. With
+          --positions FILE: one SFEN per line (--json: one JSON object per line; exit 1 if any
+          line is not a usable position). With neither: the problem suite (problems/) as a
+          table, each answer checked against the reference (exit 1 on a disagreement).
+          --vcd FILE writes a waveform of the run.
+  verify  The chip against the reference on --random N fresh random positions (half in
+          check); every disagreement printed with its SFEN, exit 1 if any.
+  bench   Measured figures: cycles per position (first move, end of list) on the suite and
+          on random positions, checks and evasions apart and together, simulation speed,
+          and the software reference's speed on the same positions, as markdown tables.
+  bitstream
+          The board top (hdl/board_top.spade) for the board of swim.toml [fpga]: yosys
+          synth_ecp5 -> nextpnr-ecp5 (device, package, speed grade, LPF and clock target
+          from [fpga.boards.NAME]) -> ecppack into build/<name>.bit, logs in build/bitstream/.
+          Report (LUT4/FF/BRAM/DSP per block, Fmax per clock, utilisation, stage times) in
+          build/bitstream-report.{md,json}. Exit 1 when a tool fails, the chip does not fit
+          or exceeds [fpga] max_lut_percent, or a clock misses its target. --synth-only
+          stops after synthesis (area check). docs/bitstream.md.
+  run     Move lists from the chip through its host link (docs/protocol.md), with the
+          driver the tests use: --port /dev/ttyUSB0 on a board (baud from swim.toml), or
+          --sim on the simulated board top. --sfen or --positions FILE; --check compares
+          with the reference (exit 1 on a difference); --status prints the chip's status.
 
 Examples:
   cargo xtask setup
   cargo xtask test --no-lint -- --nocapture
   cargo xtask sim --engine reference --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'
   cargo xtask sim --engine reference --positions positions.txt --json
-  cargo xtask sim --engine reference";
+  cargo xtask sim --engine reference
+  cargo xtask bitstream
+  cargo xtask run --port /dev/ttyUSB0 --check --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'
+  cargo xtask run --sim --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'";
 
 /// Project tasks of the tsume-shogi move generator: toolchain, Verilog, lint, tests, simulation.
 #[derive(Debug, Parser)]
@@ -68,6 +92,10 @@ enum Task {
     Verify(verify::VerifyArgs),
     /// Measured figures: cycles per position on the chip, simulation and reference speed.
     Bench(bench::BenchArgs),
+    /// Bitstream for an ECP5 board (yosys, nextpnr-ecp5, ecppack) with a resource/timing report.
+    Bitstream(bitstream::BitstreamArgs),
+    /// Move lists from the chip over its host link: a board's serial port or the simulation.
+    Run(run::RunArgs),
 }
 
 fn main() -> ExitCode {
@@ -80,6 +108,8 @@ fn main() -> ExitCode {
         Task::Sim(args) => sim::run(args),
         Task::Verify(args) => verify::run(args),
         Task::Bench(args) => bench::run(args),
+        Task::Bitstream(args) => bitstream::run(args),
+        Task::Run(args) => run::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

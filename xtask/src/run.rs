@@ -1,0 +1,330 @@
+//! `cargo xtask run`: move lists from the chip through its host link, with the driver the
+//! tests use (`tsume::link::LinkDriver`): on a board over a serial port (`--port`), or on
+//! the simulated board top (`--sim`, `link_top` in Verilator behind a bit-level UART model).
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use tsume::link::{LinkDriver, LinkError, LinkList, SimConfig, SimUart, Transport};
+use tsume::position::Position;
+use tsume::reference::{Category, tsume_moves};
+
+use crate::bitstream;
+use crate::hdl;
+use crate::util::{self, Failure};
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Serial port of the board's USB-serial adapter, e.g. /dev/ttyUSB0.
+    #[arg(long, value_name = "PORT", required_unless_present = "sim")]
+    pub port: Option<String>,
+    /// Talk to the simulated board top (link_top in Verilator) instead of a serial port.
+    #[arg(long, conflicts_with = "port")]
+    pub sim: bool,
+    /// Board of swim.toml [fpga.boards] whose baud rate and clock to use (default: [fpga] board).
+    #[arg(long, value_name = "NAME")]
+    pub board: Option<String>,
+    /// Baud rate (default: the board's, from swim.toml).
+    #[arg(long)]
+    pub baud: Option<u32>,
+    /// One position in SFEN: quote it, or give its words after --sfen.
+    #[arg(long, num_args = 1.., value_name = "SFEN", conflicts_with = "positions")]
+    pub sfen: Option<Vec<String>>,
+    /// A text file of positions, one SFEN per line (blank lines and `#` comments skipped).
+    #[arg(long, value_name = "FILE")]
+    pub positions: Option<PathBuf>,
+    /// Compare every list with the software reference; exit 1 if any differs.
+    #[arg(long)]
+    pub check: bool,
+    /// Print the chip's STATUS frame (alone, or after the positions).
+    #[arg(long)]
+    pub status: bool,
+    /// One JSON object per position: {"sfen", "mode", "cycles", "moves": [{"usi", "category"}]}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A serial port as a [`Transport`]: reads are buffered, each wait bounded by the timeout.
+struct SerialTransport {
+    port: Box<dyn serialport::SerialPort>,
+    baud: u32,
+    buffer: std::collections::VecDeque<u8>,
+}
+
+impl SerialTransport {
+    fn open(path: &str, baud: u32) -> Result<SerialTransport> {
+        let port = serialport::new(path, baud)
+            .data_bits(serialport::DataBits::Eight)
+            .parity(serialport::Parity::None)
+            .stop_bits(serialport::StopBits::One)
+            .flow_control(serialport::FlowControl::None)
+            .timeout(Duration::from_millis(100))
+            .open()
+            .with_context(|| {
+                format!(
+                    "cannot open serial port {path} at {baud} baud (is the board plugged in, \
+                     and may you use the port? On Linux: the `dialout` group)"
+                )
+            })?;
+        port.clear(serialport::ClearBuffer::All)
+            .with_context(|| format!("cannot clear the buffers of {path}"))?;
+        Ok(SerialTransport {
+            port,
+            baud,
+            buffer: Default::default(),
+        })
+    }
+}
+
+impl Transport for SerialTransport {
+    fn send(&mut self, bytes: &[u8]) -> Result<(), LinkError> {
+        self.port.write_all(bytes)?;
+        self.port.flush()?;
+        Ok(())
+    }
+
+    fn receive(&mut self, timeout: Duration) -> Result<Option<u8>, LinkError> {
+        if let Some(b) = self.buffer.pop_front() {
+            return Ok(Some(b));
+        }
+        self.port
+            .set_timeout(timeout.max(Duration::from_millis(1)))
+            .map_err(std::io::Error::from)?;
+        let mut chunk = [0u8; 256];
+        match self.port.read(&mut chunk) {
+            Ok(0) => Ok(None),
+            Ok(n) => {
+                self.buffer.extend(&chunk[..n]);
+                Ok(self.buffer.pop_front())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn bit_time(&self) -> Duration {
+        Duration::from_secs_f64(1.0 / f64::from(self.baud))
+    }
+
+    fn latency(&self) -> Duration {
+        // USB-serial adapters hold short reads back for up to their latency timer (16 ms on
+        // FTDI chips), and the host's scheduler adds its own.
+        Duration::from_millis(200)
+    }
+}
+
+fn read_positions(args: &RunArgs) -> Result<Vec<String>> {
+    if let Some(words) = &args.sfen {
+        return Ok(vec![words.join(" ")]);
+    }
+    if let Some(file) = &args.positions {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        return Ok(text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect());
+    }
+    Ok(Vec::new())
+}
+
+pub fn run(args: &RunArgs) -> Result<()> {
+    let root = util::project_root();
+    let (_, board_name, board) = bitstream::load_board(&root, args.board.as_deref())?;
+    let positions = read_positions(args)?;
+    if positions.is_empty() && !args.status {
+        bail!("nothing to do: give --sfen, --positions or --status");
+    }
+    if args.sim {
+        hdl::run(&hdl::HdlArgs {
+            force: false,
+            root: None,
+        })?;
+        let runtime = tsume::hw::runtime()?;
+        eprintln!("run: building (or reusing) the Verilator model of link_top");
+        let config = SimConfig::default();
+        let sim = SimUart::new(&runtime, config, None)?;
+        eprintln!(
+            "run: simulated link_top, {} clocks per bit, frame timeout {} bit times",
+            config.clocks_per_bit, config.timeout_bits
+        );
+        let clock_mhz = config.clock_hz / 1e6;
+        drive(LinkDriver::new(sim), args, &positions, clock_mhz)
+    } else {
+        let port = args
+            .port
+            .as_deref()
+            .expect("clap requires --port without --sim");
+        let baud = args.baud.unwrap_or(board.baud);
+        let serial = SerialTransport::open(port, baud)?;
+        eprintln!(
+            "run: {port} at {baud} baud ({board_name}: generator clock {} MHz)",
+            board.clock_mhz
+        );
+        drive(LinkDriver::new(serial), args, &positions, board.clock_mhz)
+    }
+}
+
+#[derive(serde::Serialize)]
+struct JsonMove {
+    usi: String,
+    category: &'static str,
+}
+
+/// Every position through the driver; the lists printed, checked against the reference when
+/// asked.
+fn drive<T: Transport>(
+    mut link: LinkDriver<T>,
+    args: &RunArgs,
+    positions: &[String],
+    clock_mhz: f64,
+) -> Result<()> {
+    let mut differ = 0usize;
+    let mut unusable = 0usize;
+    let start = Instant::now();
+    for text in positions {
+        let pos = match Position::from_sfen(text) {
+            Ok(pos) => pos,
+            Err(error) => {
+                unusable += 1;
+                if args.json {
+                    println!(
+                        "{}",
+                        serde_json::json!({"sfen": text, "error": error.to_string()})
+                    );
+                } else {
+                    eprintln!("{text}: not a usable position: {error}");
+                }
+                continue;
+            }
+        };
+        let list: LinkList = link
+            .generate(&pos)
+            .with_context(|| format!("position `{text}` over the link"))?;
+        let mismatch = args.check.then(|| check(&pos, &list)).flatten();
+        if mismatch.is_some() {
+            differ += 1;
+        }
+        if args.json {
+            let moves: Vec<JsonMove> = list
+                .moves
+                .iter()
+                .map(|m| JsonMove {
+                    usi: m.mv.to_usi(),
+                    category: m.category.as_str(),
+                })
+                .collect();
+            let mut value = serde_json::json!({
+                "sfen": pos.to_sfen(),
+                "mode": list.mode.as_str(),
+                "cycles": list.cycles,
+                "moves": moves,
+            });
+            if let Some(diff) = &mismatch {
+                value["reference_differs"] = serde_json::Value::String(diff.clone());
+            }
+            println!("{value}");
+        } else {
+            print_list(&pos, &list, clock_mhz);
+            if let Some(diff) = &mismatch {
+                println!("  DIFFERS from the reference: {diff}");
+            } else if args.check {
+                println!("  matches the reference");
+            }
+        }
+    }
+    if !positions.is_empty() {
+        eprintln!(
+            "run: {} positions in {}",
+            positions.len(),
+            util::secs(start.elapsed())
+        );
+    }
+    if args.status {
+        let s = link.status().context("STATUS over the link")?;
+        if args.json {
+            println!(
+                "{}",
+                serde_json::json!({
+                    "status": {
+                        "version": s.version, "loaded": s.loaded, "streaming": s.streaming,
+                        "last_in_check": s.last_in_check, "frames_ok": s.frames_ok,
+                        "errors": s.errors, "clocks_per_bit": s.clocks_per_bit,
+                    }
+                })
+            );
+        } else {
+            println!(
+                "status: protocol {}, position loaded {}, streaming {}, last list {}, {} good \
+                 requests, {} errors, {} clocks per bit",
+                s.version,
+                s.loaded,
+                s.streaming,
+                if s.last_in_check {
+                    "evasions"
+                } else {
+                    "checks"
+                },
+                s.frames_ok,
+                s.errors,
+                s.clocks_per_bit
+            );
+        }
+    }
+    let (dropped, bad) = link.decoder_losses();
+    if dropped > 0 || bad > 0 {
+        eprintln!("run: the host dropped {dropped} bytes and {bad} bad frames from the chip");
+    }
+    if differ > 0 || unusable > 0 {
+        return Err(Failure::error(
+            1,
+            format!("{differ} lists differ from the reference, {unusable} positions not usable"),
+        ));
+    }
+    Ok(())
+}
+
+/// The difference between the chip's list and the reference, if any.
+fn check(pos: &Position, list: &LinkList) -> Option<String> {
+    let want = tsume_moves(pos);
+    if want.mode != list.mode {
+        return Some(format!("mode {} vs {}", list.mode, want.mode));
+    }
+    let key = |m: &tsume::reference::TsumeMove| (m.mv.to_usi(), m.category);
+    let w: std::collections::BTreeSet<_> = want.moves.iter().map(key).collect();
+    let g: std::collections::BTreeSet<_> = list.moves.iter().map(key).collect();
+    (w != g || g.len() != list.moves.len()).then(|| {
+        format!(
+            "missing {:?}, extra {:?}",
+            w.difference(&g).collect::<Vec<_>>(),
+            g.difference(&w).collect::<Vec<_>>()
+        )
+    })
+}
+
+fn print_list(pos: &Position, list: &LinkList, clock_mhz: f64) {
+    println!("{}", pos.to_sfen());
+    println!(
+        "  {}: {} moves in {} cycles ({:.2} µs at {clock_mhz} MHz)",
+        list.mode,
+        list.moves.len(),
+        list.cycles,
+        f64::from(list.cycles) / clock_mhz
+    );
+    let mut by_category: BTreeMap<Category, Vec<String>> = BTreeMap::new();
+    for m in &list.moves {
+        by_category
+            .entry(m.category)
+            .or_default()
+            .push(m.mv.to_usi());
+    }
+    for (category, moves) in by_category {
+        println!("  {:<16} {}", category.as_str(), moves.join(" "));
+    }
+}
