@@ -60,6 +60,14 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
 }
 
+/// Every line of `--json` output as a JSON value.
+fn json_lines(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect()
+}
+
 /// A file of positions for `--positions`, removed when dropped.
 struct TempFile(PathBuf);
 
@@ -142,10 +150,7 @@ fn json_lines_keep_the_input_order_and_report_bad_lines() {
         text(&out.stderr)
     );
     let stdout = text(&out.stdout);
-    let objects: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
-        .collect();
+    let objects = json_lines(&stdout);
     assert_eq!(
         objects.len(),
         lines.len(),
@@ -332,10 +337,7 @@ fn the_hardware_engine_answers_like_the_reference_with_cycles() {
         text(&out.stderr)
     );
     let stdout = text(&out.stdout);
-    let objects: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
-        .collect();
+    let objects = json_lines(&stdout);
     assert_eq!(objects.len(), lines.len(), "one object per line:\n{stdout}");
     for (sfen, object) in lines.iter().zip(&objects) {
         assert_eq!(object["sfen"], *sfen, "lines stay in input order");
