@@ -211,7 +211,19 @@ impl MovegenChip<'_> {
     /// `max_cycles` after the load.
     pub fn generate(&mut self, pos: &Position, max_cycles: u64) -> anyhow::Result<ChipMoves> {
         self.load(pos);
-        self.collect(max_cycles)
+        self.collect(max_cycles, &mut || true)
+    }
+
+    /// Like [`generate`](Self::generate), but the consumer is only ready in the cycles
+    /// where `ready()` says so (back-pressure on the stream's valid/ready handshake).
+    pub fn generate_with_ready(
+        &mut self,
+        pos: &Position,
+        max_cycles: u64,
+        ready: &mut dyn FnMut() -> bool,
+    ) -> anyhow::Result<ChipMoves> {
+        self.load(pos);
+        self.collect(max_cycles, ready)
     }
 
     /// Apply `mv` to the stored position with the position updater (one cycle) and collect
@@ -225,7 +237,7 @@ impl MovegenChip<'_> {
         self.model.apply_move = bus::encode_move(mv);
         self.tick();
         self.model.apply_valid = 0;
-        self.collect(max_cycles)
+        self.collect(max_cycles, &mut || true)
     }
 
     /// Read back a word of the store (combinational read port).
@@ -235,14 +247,22 @@ impl MovegenChip<'_> {
         self.model.read_data
     }
 
-    /// Collect the list that the position now in the store starts.
-    fn collect(&mut self, max_cycles: u64) -> anyhow::Result<ChipMoves> {
+    /// Collect the list that the position now in the store starts. A beat is taken at
+    /// the clock edge after it is seen with `out_ready` high; `ready()` is asked once a
+    /// cycle.
+    fn collect(
+        &mut self,
+        max_cycles: u64,
+        ready: &mut dyn FnMut() -> bool,
+    ) -> anyhow::Result<ChipMoves> {
         self.model.out_ready = 1;
         let mut moves = Vec::new();
         let mut first_move_cycles = None;
         for cycle in 1..=max_cycles {
             self.tick();
-            if self.model.out_valid == 0 {
+            let take = ready();
+            self.model.out_ready = u8::from(take).into();
+            if self.model.out_valid == 0 || !take {
                 continue;
             }
             if self.model.out_end == 1 {
