@@ -261,7 +261,7 @@ impl MovegenChip<'_> {
         for cycle in 1..=max_cycles {
             self.tick();
             let take = ready();
-            self.model.out_ready = u8::from(take).into();
+            self.model.out_ready = u8::from(take);
             if self.model.out_valid == 0 || !take {
                 continue;
             }
