@@ -583,6 +583,104 @@ fn design_totals(stat: &Path) -> Result<Resources> {
 struct NextpnrReport {
     fmax: BTreeMap<String, Fmax>,
     utilization: BTreeMap<String, Utilisation>,
+    #[serde(default)]
+    critical_paths: Vec<NextpnrPath>,
+}
+
+/// One critical path of nextpnr's report: its clock edges and its segments.
+#[derive(Debug, Deserialize)]
+struct NextpnrPath {
+    #[serde(default)]
+    from: String,
+    #[serde(default)]
+    to: String,
+    #[serde(default)]
+    path: Vec<NextpnrSegment>,
+}
+
+#[derive(Debug, Deserialize)]
+struct NextpnrSegment {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    delay: f64,
+    #[serde(default)]
+    from: Option<NextpnrPin>,
+    #[serde(default)]
+    to: Option<NextpnrPin>,
+}
+
+#[derive(Debug, Deserialize)]
+struct NextpnrPin {
+    #[serde(default)]
+    cell: String,
+}
+
+/// A critical path as the report shows it: where it starts and ends, and how its delay
+/// splits between logic and routing.
+#[derive(Debug, Clone, Serialize)]
+pub struct CriticalPath {
+    pub clocks: String,
+    pub delay_ns: f64,
+    pub logic_ns: f64,
+    pub routing_ns: f64,
+    /// Logic cells passed through (LUTs, multiplexers, carry cells).
+    pub logic_levels: usize,
+    pub start: String,
+    pub end: String,
+    /// The blocks the path passes through, in order (from the cells' instance names).
+    pub blocks: Vec<String>,
+}
+
+/// The block of a flattened cell name: its instance path without the `_<n>` instance
+/// numbers, e.g. `link_top_0.move_stream_0.w_TRELLIS_FF_Q` -> `link_top/move_stream`.
+pub fn block_of_cell(cell: &str) -> String {
+    let cell = cell.trim_start_matches('\\');
+    let parts: Vec<&str> = cell.split('.').collect();
+    let instances = &parts[..parts.len().saturating_sub(1)];
+    instances
+        .iter()
+        .map(|p| match p.rsplit_once('_') {
+            Some((name, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => name,
+            _ => p,
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn critical_path(p: &NextpnrPath) -> CriticalPath {
+    let mut c = CriticalPath {
+        clocks: format!("{} -> {}", p.from, p.to),
+        delay_ns: 0.0,
+        logic_ns: 0.0,
+        routing_ns: 0.0,
+        logic_levels: 0,
+        start: String::new(),
+        end: String::new(),
+        blocks: Vec::new(),
+    };
+    for seg in &p.path {
+        c.delay_ns += seg.delay;
+        if seg.kind == "routing" {
+            c.routing_ns += seg.delay;
+        } else {
+            c.logic_ns += seg.delay;
+        }
+        if seg.kind == "logic" {
+            c.logic_levels += 1;
+        }
+        for pin in [&seg.from, &seg.to].into_iter().flatten() {
+            if c.start.is_empty() {
+                c.start = pin.cell.clone();
+            }
+            c.end = pin.cell.clone();
+            let block = block_of_cell(&pin.cell);
+            if !block.is_empty() && c.blocks.last() != Some(&block) {
+                c.blocks.push(block);
+            }
+        }
+    }
+    c
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize)]
@@ -619,6 +717,8 @@ pub struct Report {
     pub fmax: BTreeMap<String, Fmax>,
     /// nextpnr's device utilisation (empty with --synth-only).
     pub utilisation: BTreeMap<String, Utilisation>,
+    /// The critical path of each clock domain after routing (empty with --synth-only).
+    pub critical_paths: Vec<CriticalPath>,
     /// Wall time of each stage, in seconds.
     pub stages: Vec<(String, f64)>,
     pub total_seconds: f64,
@@ -626,6 +726,14 @@ pub struct Report {
     pub command: String,
     /// Why the task fails, if it does.
     pub failures: Vec<String>,
+}
+
+fn percent_f(part: f64, whole: f64) -> f64 {
+    if whole <= 0.0 {
+        0.0
+    } else {
+        100.0 * part / whole
+    }
 }
 
 fn percent(used: u64, available: u64) -> f64 {
@@ -745,6 +853,26 @@ impl Report {
                 );
             }
             let _ = writeln!(s);
+        }
+        for c in &self.critical_paths {
+            let _ = writeln!(
+                s,
+                "Critical path ({}): {:.2} ns, {} logic levels; logic {:.2} ns, routing {:.2} ns \
+                 ({:.0} %). From `{}` to `{}`, through {}.\n",
+                c.clocks,
+                c.delay_ns,
+                c.logic_levels,
+                c.logic_ns,
+                c.routing_ns,
+                percent_f(c.routing_ns, c.delay_ns),
+                c.start,
+                c.end,
+                c.blocks
+                    .iter()
+                    .map(|b| format!("`{b}`"))
+                    .collect::<Vec<_>>()
+                    .join(" -> ")
+            );
         }
         let _ = writeln!(s, "## Stages\n");
         let _ = writeln!(s, "| stage | wall time |");
@@ -1109,6 +1237,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     let mut failures = Vec::new();
     let mut fmax = BTreeMap::new();
     let mut utilisation = BTreeMap::new();
+    let mut critical_paths = Vec::new();
     let mut lut_percent = percent(total.lut4, u64::from(device.luts));
     let mut bitstream = None;
     if !args.synth_only && report.exists() {
@@ -1118,6 +1247,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
             .with_context(|| format!("{} is not a nextpnr report", report.display()))?;
         fmax = parsed.fmax;
         utilisation = parsed.utilization;
+        critical_paths = parsed.critical_paths.iter().map(critical_path).collect();
         if let Some(comb) = utilisation.get("TRELLIS_COMB") {
             lut_percent = percent(comb.used, comb.available);
         }
@@ -1165,6 +1295,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         max_lut_percent: manifest.fpga.max_lut_percent,
         fmax,
         utilisation,
+        critical_paths,
         stages,
         total_seconds,
         bitstream: bitstream.clone(),
@@ -1244,6 +1375,15 @@ fn summary(root: &Path, r: &Report, md: &Path) {
             } else {
                 "MISSED"
             }
+        );
+    }
+    for c in &r.critical_paths {
+        eprintln!(
+            "  critical path: {:.2} ns, {} logic levels, {:.0} % routing, through {}",
+            c.delay_ns,
+            c.logic_levels,
+            percent_f(c.routing_ns, c.delay_ns),
+            c.blocks.join(" -> ")
         );
     }
     let stages: Vec<String> = r
@@ -1329,6 +1469,12 @@ mod tests {
     #[test]
     fn devices() {
         assert_eq!(device("LFE5U-85F").unwrap().nextpnr, "--85k");
+        assert_eq!(
+            block_of_cell("link_top_0.move_stream_0.w_TRELLIS_FF_Q_12"),
+            "link_top/move_stream"
+        );
+        assert_eq!(block_of_cell("\\ecp5_pll_0.pll"), "ecp5_pll");
+        assert_eq!(block_of_cell("clk_25mhz$tr_io"), "");
         assert!(device("XC7A35T").is_err());
     }
 }
