@@ -226,7 +226,7 @@ impl MovegenChip<'_> {
         self.collect(max_cycles, ready)
     }
 
-    /// Apply `mv` to the stored position with the position updater (one cycle) and collect
+    /// Apply `mv` to the stored position with the position updater (two cycles) and collect
     /// the move list of the new position.
     pub fn apply(
         &mut self,

@@ -1,4 +1,4 @@
-//! The position updater in simulation: a move applied on chip (one cycle) must leave the
+//! The position updater in simulation: a move applied on chip (two cycles) must leave the
 //! store holding exactly the reference's position after that move, and the chip's next
 //! list must be the reference's list for it. Walks random lines of play from random
 //! positions (seed printed on failure; `TSUME_SEED` repeats a run).
