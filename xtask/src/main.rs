@@ -3,6 +3,7 @@
 mod bench;
 mod bitstream;
 mod chip;
+mod depth;
 mod hdl;
 mod lint;
 mod run;

@@ -1,0 +1,239 @@
+//! Logic depth of the synthesised chip, from yosys' JSON netlist: for every register, the
+//! longest chain of logic cells in front of it, in LUT levels. A quick timing view after
+//! synthesis (seconds, where place and route takes many minutes): on an ECP5 each LUT
+//! level costs about a nanosecond and a half with its routing, so the deepest register
+//! groups are where the clock is lost.
+//!
+//! Delay model, in levels: a LUT4 1; the wide-function multiplexers PFUMX and L6MUX21
+//! 0.35; a carry cell 1 from its A/B inputs and 0.06 along the carry (a 40-cell chain
+//! costs about as much as two and a half LUTs). Flip-flops, I/O, the PLL and RAM start
+//! and end paths.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+#[derive(Deserialize)]
+struct Netlist {
+    modules: HashMap<String, Module>,
+}
+
+#[derive(Deserialize)]
+struct Module {
+    #[serde(default)]
+    cells: HashMap<String, Cell>,
+}
+
+#[derive(Deserialize)]
+struct Cell {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    port_directions: HashMap<String, String>,
+    #[serde(default)]
+    connections: HashMap<String, Vec<serde_json::Value>>,
+}
+
+/// The deepest register groups and the worst path.
+#[derive(Debug, Clone, Serialize)]
+pub struct Depth {
+    /// Register groups (a register's name up to its flip-flop suffix), deepest first, with
+    /// the levels in front of their deepest bit.
+    pub groups: Vec<(String, f64)>,
+    /// The deepest path, from its end back to its start: (levels, cell type, cell).
+    pub worst_path: Vec<(f64, String, String)>,
+}
+
+const SEQUENTIAL: [&str; 6] = [
+    "TRELLIS_FF",
+    "TRELLIS_IO",
+    "EHXPLLL",
+    "DCCA",
+    "DP16KD",
+    "MULT18X18D",
+];
+
+fn delay(kind: &str, in_port: &str) -> f64 {
+    match kind {
+        "PFUMX" | "L6MUX21" => 0.35,
+        "CCU2C" if in_port == "CIN" => 0.06,
+        _ => 1.0,
+    }
+}
+
+struct Graph<'a> {
+    cells: Vec<(&'a str, &'a Cell)>,
+    /// Net bit -> (cell index, output port).
+    driver: HashMap<i64, (usize, &'a str)>,
+    /// (cell index, output port) -> (arrival, the input's driver on the longest path).
+    memo: HashMap<(usize, &'a str), (f64, Option<(usize, &'a str)>)>,
+}
+
+impl<'a> Graph<'a> {
+    fn bit_arrival(&mut self, bit: &serde_json::Value) -> (f64, Option<(usize, &'a str)>) {
+        let Some(b) = bit.as_i64() else {
+            return (0.0, None);
+        };
+        match self.driver.get(&b).copied() {
+            Some(src) => (self.out_arrival(src.0, src.1), Some(src)),
+            None => (0.0, None),
+        }
+    }
+
+    fn out_arrival(&mut self, cell: usize, port: &'a str) -> f64 {
+        if let Some((a, _)) = self.memo.get(&(cell, port)) {
+            return *a;
+        }
+        let (_, c) = self.cells[cell];
+        if SEQUENTIAL.contains(&c.kind.as_str()) {
+            self.memo.insert((cell, port), (0.0, None));
+            return 0.0;
+        }
+        // Marks the cell in progress: a combinational loop ends at zero instead of looping.
+        self.memo.insert((cell, port), (0.0, None));
+        let mut best = (0.0, None);
+        for (in_port, dir) in &c.port_directions {
+            if dir != "input" {
+                continue;
+            }
+            for bit in c.connections.get(in_port).into_iter().flatten() {
+                let (a, src) = self.bit_arrival(bit);
+                let t = a + delay(&c.kind, in_port);
+                if t > best.0 {
+                    best = (t, src);
+                }
+            }
+        }
+        self.memo.insert((cell, port), best);
+        best.0
+    }
+}
+
+/// The group a flip-flop belongs to: its name up to the flip-flop suffix yosys adds.
+fn group_of(cell: &str) -> &str {
+    let cell = cell.trim_start_matches('\\');
+    match cell.find("_TRELLIS_FF") {
+        Some(i) => &cell[..i],
+        None => cell,
+    }
+}
+
+/// The logic depth of module `top` of the netlist at `path`, with the `keep` deepest
+/// register groups.
+pub fn logic_depth(path: &Path, top: &str, keep: usize) -> Result<Depth> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the netlist {}", path.display()))?;
+    let netlist: Netlist = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a yosys JSON netlist", path.display()))?;
+    let Some(module) = netlist.modules.get(top) else {
+        bail!("{}: no module `{top}`", path.display());
+    };
+    let mut names: Vec<&String> = module.cells.keys().collect();
+    names.sort();
+    let cells: Vec<(&str, &Cell)> = names
+        .iter()
+        .map(|n| (n.as_str(), &module.cells[*n]))
+        .collect();
+    let mut driver = HashMap::new();
+    for (i, (_, c)) in cells.iter().enumerate() {
+        for (port, dir) in &c.port_directions {
+            if dir != "output" {
+                continue;
+            }
+            for bit in c.connections.get(port).into_iter().flatten() {
+                if let Some(b) = bit.as_i64() {
+                    driver.insert(b, (i, port.as_str()));
+                }
+            }
+        }
+    }
+    let mut g = Graph {
+        cells,
+        driver,
+        memo: HashMap::new(),
+    };
+    let mut ends: Vec<(f64, usize, Option<(usize, &str)>)> = Vec::new();
+    for i in 0..g.cells.len() {
+        let (_, c) = g.cells[i];
+        if c.kind != "TRELLIS_FF" {
+            continue;
+        }
+        let mut best = (0.0, None);
+        for port in ["DI", "CE", "LSR", "M"] {
+            for bit in c.connections.get(port).into_iter().flatten() {
+                let (a, src) = g.bit_arrival(bit);
+                if a > best.0 {
+                    best = (a, src);
+                }
+            }
+        }
+        ends.push((best.0, i, best.1));
+    }
+    ends.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut groups: Vec<(String, f64)> = Vec::new();
+    for (a, i, _) in &ends {
+        let name = group_of(g.cells[*i].0);
+        if groups.iter().all(|(n, _)| n != name) {
+            groups.push((name.to_string(), *a));
+            if groups.len() == keep {
+                break;
+            }
+        }
+    }
+    let mut worst_path = Vec::new();
+    if let Some((a, i, src)) = ends.first().copied() {
+        worst_path.push((a, "TRELLIS_FF".into(), g.cells[i].0.to_string()));
+        let mut at = src;
+        while let Some(key) = at {
+            let (arrival, next) = g.memo.get(&key).copied().unwrap_or((0.0, None));
+            let (name, c) = g.cells[key.0];
+            worst_path.push((arrival, c.kind.clone(), name.to_string()));
+            at = next;
+        }
+    }
+    Ok(Depth { groups, worst_path })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two flip-flops with two LUTs and a PFUMX between them, and a carry chain of three
+    /// cells beside: the depth is counted as documented.
+    #[test]
+    fn depth_of_a_small_netlist() {
+        let json = r#"{"modules": {"top": {"cells": {
+            "a_TRELLIS_FF_Q": {"type": "TRELLIS_FF", "port_directions": {"DI": "input", "Q": "output"},
+                "connections": {"DI": [10], "Q": [2]}},
+            "l1": {"type": "LUT4", "port_directions": {"A": "input", "Z": "output"},
+                "connections": {"A": [2], "Z": [3]}},
+            "l2": {"type": "LUT4", "port_directions": {"A": "input", "Z": "output"},
+                "connections": {"A": [3], "Z": [4]}},
+            "m": {"type": "PFUMX", "port_directions": {"ALUT": "input", "Z": "output"},
+                "connections": {"ALUT": [4], "Z": [5]}},
+            "b_TRELLIS_FF_Q": {"type": "TRELLIS_FF", "port_directions": {"DI": "input", "Q": "output"},
+                "connections": {"DI": [5], "Q": [6]}},
+            "c1": {"type": "CCU2C", "port_directions": {"A0": "input", "COUT": "output"},
+                "connections": {"A0": [6], "COUT": [7]}},
+            "c2": {"type": "CCU2C", "port_directions": {"CIN": "input", "COUT": "output"},
+                "connections": {"CIN": [7], "COUT": [8]}},
+            "c3": {"type": "CCU2C", "port_directions": {"CIN": "input", "S0": "output"},
+                "connections": {"CIN": [8], "S0": [10]}}
+        }}}}"#;
+        let dir = std::env::temp_dir().join(format!("tsume-depth-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("n.json");
+        std::fs::write(&path, json).unwrap();
+        let d = logic_depth(&path, "top", 5).unwrap();
+        assert_eq!(d.groups[0].0, "b");
+        assert!((d.groups[0].1 - 2.35).abs() < 1e-9, "{:?}", d.groups);
+        assert_eq!(d.groups[1].0, "a");
+        assert!((d.groups[1].1 - 1.12).abs() < 1e-9, "{:?}", d.groups);
+        let kinds: Vec<&str> = d.worst_path.iter().map(|p| p.1.as_str()).collect();
+        assert_eq!(kinds, ["TRELLIS_FF", "PFUMX", "LUT4", "LUT4", "TRELLIS_FF"]);
+        assert!(logic_depth(&path, "other", 5).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
