@@ -63,16 +63,19 @@ fn delay(kind: &str, in_port: &str) -> f64 {
     }
 }
 
+/// A cell's output pin: (cell index, port).
+type Pin<'a> = (usize, &'a str);
+
 struct Graph<'a> {
     cells: Vec<(&'a str, &'a Cell)>,
     /// Net bit -> (cell index, output port).
-    driver: HashMap<i64, (usize, &'a str)>,
+    driver: HashMap<i64, Pin<'a>>,
     /// (cell index, output port) -> (arrival, the input's driver on the longest path).
-    memo: HashMap<(usize, &'a str), (f64, Option<(usize, &'a str)>)>,
+    memo: HashMap<Pin<'a>, (f64, Option<Pin<'a>>)>,
 }
 
 impl<'a> Graph<'a> {
-    fn bit_arrival(&mut self, bit: &serde_json::Value) -> (f64, Option<(usize, &'a str)>) {
+    fn bit_arrival(&mut self, bit: &serde_json::Value) -> (f64, Option<Pin<'a>>) {
         let Some(b) = bit.as_i64() else {
             return (0.0, None);
         };
@@ -154,7 +157,7 @@ pub fn logic_depth(path: &Path, top: &str, keep: usize) -> Result<Depth> {
         driver,
         memo: HashMap::new(),
     };
-    let mut ends: Vec<(f64, usize, Option<(usize, &str)>)> = Vec::new();
+    let mut ends: Vec<(f64, usize, Option<Pin>)> = Vec::new();
     for i in 0..g.cells.len() {
         let (_, c) = g.cells[i];
         if c.kind != "TRELLIS_FF" {
