@@ -43,6 +43,10 @@ pub struct BitstreamArgs {
     /// Seed of nextpnr's placer.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Generator clock target in MHz instead of the board's `clock_mhz` (the PLL is set
+    /// for it and place and route is checked against it).
+    #[arg(long, value_name = "MHZ")]
+    pub clock_mhz: Option<f64>,
     /// Rebuild the report from the outputs of the last run in build/bitstream/ (no tools run).
     #[arg(long, conflicts_with = "synth_only")]
     pub report_only: bool,
@@ -1087,7 +1091,13 @@ impl Background {
 pub fn run(args: &BitstreamArgs) -> Result<()> {
     let start = Instant::now();
     let root = util::project_root();
-    let (manifest, board_name, board) = load_board(&root, args.board.as_deref())?;
+    let (manifest, board_name, mut board) = load_board(&root, args.board.as_deref())?;
+    if let Some(mhz) = args.clock_mhz {
+        if !(mhz.is_finite() && mhz > 0.0) {
+            bail!("--clock-mhz {mhz}: give the generator clock in MHz, e.g. --clock-mhz 50");
+        }
+        board.clock_mhz = mhz;
+    }
     let device = device(&board.device)?;
     let pll = pll_params(board.oscillator_mhz, board.clock_mhz)?;
     let link = link_settings(pll.out_mhz, board.baud, board.timeout_bits)?;
@@ -1110,6 +1120,9 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     }
     if args.seed != 1 {
         command.push_str(&format!(" --seed {}", args.seed));
+    }
+    if let Some(mhz) = args.clock_mhz {
+        command.push_str(&format!(" --clock-mhz {mhz}"));
     }
     eprintln!(
         "bitstream: {board_name} ({}): {} {} speed {}; generator clock {:.3} MHz (target {} \
