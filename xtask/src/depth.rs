@@ -114,13 +114,19 @@ impl<'a> Graph<'a> {
     }
 }
 
-/// The group a flip-flop belongs to: its name up to the flip-flop suffix yosys adds.
-fn group_of(cell: &str) -> &str {
+/// The group a flip-flop belongs to: its name up to the flip-flop suffix yosys adds, with
+/// the instances Spade's library functions leave in names (`flip_array_0`, `if#false_0`, ...)
+/// dropped, so the bits of one register land in one group.
+fn group_of(cell: &str) -> String {
     let cell = cell.trim_start_matches('\\');
-    match cell.find("_TRELLIS_FF") {
+    let name = match cell.find("_TRELLIS_FF") {
         Some(i) => &cell[..i],
         None => cell,
-    }
+    };
+    name.split('.')
+        .filter(|part| !part.starts_with("flip_array") && !part.starts_with("if#"))
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 /// The logic depth of module `top` of the netlist at `path`, with the `keep` deepest
@@ -178,8 +184,8 @@ pub fn logic_depth(path: &Path, top: &str, keep: usize) -> Result<Depth> {
     let mut groups: Vec<(String, f64)> = Vec::new();
     for (a, i, _) in &ends {
         let name = group_of(g.cells[*i].0);
-        if groups.iter().all(|(n, _)| n != name) {
-            groups.push((name.to_string(), *a));
+        if groups.iter().all(|(n, _)| *n != name) {
+            groups.push((name, *a));
             if groups.len() == keep {
                 break;
             }
@@ -237,6 +243,10 @@ mod tests {
         let kinds: Vec<&str> = d.worst_path.iter().map(|p| p.1.as_str()).collect();
         assert_eq!(kinds, ["TRELLIS_FF", "PFUMX", "LUT4", "LUT4", "TRELLIS_FF"]);
         assert!(logic_depth(&path, "other", 5).is_err());
+        assert_eq!(
+            group_of("link_top_0.view_0.rotate_0.flip_array_0.if#false_0._e_441_TRELLIS_FF_Q_3"),
+            "link_top_0.view_0.rotate_0._e_441"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
