@@ -1515,6 +1515,26 @@ mod tests {
             "link_top/move_stream"
         );
         assert_eq!(block_of_cell("\\ecp5_pll_0.pll"), "ecp5_pll");
+        // nextpnr's report format: segments of clk-to-q, logic, routing and setup.
+        let json = r#"{"from": "posedge clk", "to": "posedge clk", "path": [
+            {"type": "clk-to-q", "delay": 0.5, "from": {"cell": "t_0.a_0.r_TRELLIS_FF", "port": "CLK"},
+             "to": {"cell": "t_0.a_0.r_TRELLIS_FF", "port": "Q"}},
+            {"type": "routing", "delay": 2.0, "net": "n", "from": {"cell": "t_0.a_0.r_TRELLIS_FF", "port": "Q"},
+             "to": {"cell": "t_0.b_0.x_LUT4", "port": "A"}},
+            {"type": "logic", "delay": 0.25, "from": {"cell": "t_0.b_0.x_LUT4", "port": "A"},
+             "to": {"cell": "t_0.b_0.x_LUT4", "port": "Z"}},
+            {"type": "routing", "delay": 1.0, "net": "m", "from": {"cell": "t_0.b_0.x_LUT4", "port": "Z"},
+             "to": {"cell": "t_0.b_0.y_TRELLIS_FF", "port": "DI"}},
+            {"type": "setup", "delay": 0.25, "from": {"cell": "t_0.b_0.y_TRELLIS_FF", "port": "DI"},
+             "to": {"cell": "t_0.b_0.y_TRELLIS_FF", "port": "CLK"}}
+        ]}"#;
+        let c = critical_path(&serde_json::from_str(json).unwrap());
+        assert_eq!(c.clocks, "posedge clk -> posedge clk");
+        assert!((c.delay_ns - 4.0).abs() < 1e-9 && (c.routing_ns - 3.0).abs() < 1e-9);
+        assert_eq!(c.logic_levels, 1);
+        assert_eq!(c.start, "t_0.a_0.r_TRELLIS_FF");
+        assert_eq!(c.end, "t_0.b_0.y_TRELLIS_FF");
+        assert_eq!(c.blocks, ["t/a", "t/b"]);
         assert_eq!(block_of_cell("clk_25mhz$tr_io"), "");
         assert!(device("XC7A35T").is_err());
     }
