@@ -1226,7 +1226,8 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                 .arg(&constraints)
                 .args(["--freq", &format!("{}", board.clock_mhz)])
                 .args(["--seed", &args.seed.to_string()])
-                // router1 crawls on the whole chip (hours); router2 routes it in minutes.
+                // router2: router1 crawls on the whole chip (hours); router2 is the faster of
+                // the two here, though it does not yet converge on the present chip (README).
                 .args(["--router", "router2"])
                 .arg("--timing-allow-fail")
                 .arg("--report")
