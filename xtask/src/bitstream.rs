@@ -1151,7 +1151,10 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         stages = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a list of stages", stages_file.display()))?;
     }
-    let record = |stages: &Vec<(String, f64)>| {
+    // A finished stage: its wall time joins the list, which is saved at once (so that
+    // --report-only finds it after an interrupted run).
+    let record = |stages: &mut Vec<(String, f64)>, name: &str, took: Duration| {
+        stages.push((name.into(), took.as_secs_f64()));
         std::fs::write(
             &stages_file,
             serde_json::to_string(stages).unwrap_or_default(),
@@ -1174,7 +1177,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
             force: false,
             root: None,
         })?;
-        stages.push(("hdl (Spade)".into(), t.elapsed().as_secs_f64()));
+        record(&mut stages, "hdl (Spade)", t.elapsed());
     }
     let verilog_text = std::fs::read_to_string(&verilog)
         .with_context(|| format!("cannot read {}", verilog.display()))?;
@@ -1207,8 +1210,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
             &mut cmd,
             &dir.join("synth.log"),
         )?;
-        stages.push(("synth (yosys)".into(), took.as_secs_f64()));
-        record(&stages);
+        record(&mut stages, "synth (yosys)", took);
 
         // The per-block pass needs no netlist of its own: it runs beside place and route.
         let mut cmd = Command::new(util::tools_bin().join("yosys"));
@@ -1241,8 +1243,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                 &mut cmd,
                 &dir.join("pnr.log"),
             )?;
-            stages.push(("pnr (nextpnr-ecp5)".into(), took.as_secs_f64()));
-            record(&stages);
+            record(&mut stages, "pnr (nextpnr-ecp5)", took);
             let mut cmd = Command::new(util::tools_bin().join("ecppack"));
             cmd.arg("--compress")
                 .arg("--input")
@@ -1251,12 +1252,10 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                 .arg(&bit)
                 .current_dir(&root);
             let took = tool_stage("pack", "ecppack", &mut cmd, &dir.join("pack.log"))?;
-            stages.push(("pack (ecppack)".into(), took.as_secs_f64()));
-            record(&stages);
+            record(&mut stages, "pack (ecppack)", took);
         }
         let took = blocks_pass.join("blocks")?;
-        stages.push(("blocks (yosys, beside pnr)".into(), took.as_secs_f64()));
-        record(&stages);
+        record(&mut stages, "blocks (yosys, beside pnr)", took);
     }
 
     let blocks = block_rows(&blocks_stat, &top, &manifest.fpga.blocks_of, &units)?;
