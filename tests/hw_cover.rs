@@ -128,16 +128,6 @@ fn position_store_and_direct_cover_match_reference() {
         "direct cover: {n_suite} suite + {n_shared} shared + {n_random} random positions (seed {seed}), {} cycles simulated",
         chip.cycles()
     );
-    assert!(
-        failures.is_empty(),
-        "{} positions disagree with the reference (seed {seed}, rerun with TSUME_SEED={seed}):\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .filter(|f| !f.is_empty())
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    common::assert_no_failures(&failures, "positions disagree with the reference", seed);
     assert!(n_suite > 0, "the problem suite is empty");
 }

@@ -143,13 +143,7 @@ fn move_generator_matches_reference() {
     }
     eprintln!("{} (seed {seed})", stats.checks.line("checks"));
     eprintln!("{} (seed {seed})", stats.evasions.line("evasions"));
-    let shown: Vec<_> = failures.iter().take(8).cloned().collect();
-    assert!(
-        failures.is_empty(),
-        "{} positions disagree with the reference (seed {seed}, rerun with TSUME_SEED={seed}):\n{}",
-        failures.len(),
-        shown.join("\n")
-    );
+    common::assert_no_failures(&failures, "positions disagree with the reference", seed);
 }
 
 /// The stream under back-pressure: the consumer is ready in a random half of the cycles,
@@ -199,15 +193,5 @@ fn stream_keeps_every_move_under_back_pressure() {
     }
     eprintln!("{count} lists under back-pressure, {stalled_cycles} cycles stalled (seed {seed})");
     assert!(stalled_cycles > 0, "the consumer never stalled the stream");
-    assert!(
-        failures.is_empty(),
-        "{} lists changed under back-pressure (seed {seed}, rerun with TSUME_SEED={seed}):\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(5)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    common::assert_no_failures(&failures, "lists changed under back-pressure", seed);
 }

@@ -64,3 +64,21 @@ pub fn random_count(default: usize) -> usize {
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
 }
+
+/// Fails the test when there are `failures`: how many (`what`, e.g. "positions disagree
+/// with the reference"), the seed that repeats the run, and the first ten in full (empty
+/// entries count, but are not shown).
+pub fn assert_no_failures(failures: &[String], what: &str, seed: u64) {
+    let shown: Vec<&str> = failures
+        .iter()
+        .filter(|f| !f.is_empty())
+        .take(10)
+        .map(String::as_str)
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} {what} (seed {seed}, rerun with TSUME_SEED={seed}):\n{}",
+        failures.len(),
+        shown.join("\n")
+    );
+}
