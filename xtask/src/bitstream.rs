@@ -47,6 +47,9 @@ pub struct BitstreamArgs {
     /// for it and place and route is checked against it).
     #[arg(long, value_name = "MHZ")]
     pub clock_mhz: Option<f64>,
+    /// nextpnr's placer (`heap`, `static` or `sa`) instead of swim.toml's [fpga] placer.
+    #[arg(long, value_name = "PLACER", value_parser = ["heap", "static", "sa"])]
+    pub placer: Option<String>,
     /// Rebuild the report from the outputs of the last run in build/bitstream/ (no tools run).
     #[arg(long, conflicts_with = "synth_only")]
     pub report_only: bool,
@@ -80,7 +83,14 @@ pub struct FpgaSection {
     pub verilog: Vec<PathBuf>,
     /// The whole chip may use at most this share of the device's LUT4s.
     pub max_lut_percent: f64,
+    /// nextpnr's placer (`heap`, `static` or `sa`).
+    #[serde(default = "default_placer")]
+    pub placer: String,
     pub boards: BTreeMap<String, Board>,
+}
+
+fn default_placer() -> String {
+    "heap".to_string()
 }
 
 /// `[fpga.boards.NAME]`.
@@ -1124,6 +1134,15 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if let Some(mhz) = args.clock_mhz {
         command.push_str(&format!(" --clock-mhz {mhz}"));
     }
+    let placer = args.placer.as_deref().unwrap_or(&manifest.fpga.placer);
+    if !["heap", "static", "sa"].contains(&placer) {
+        bail!(
+            "swim.toml [fpga] placer = `{placer}`: nextpnr-ecp5's placers are heap, static and sa"
+        );
+    }
+    if let Some(p) = &args.placer {
+        command.push_str(&format!(" --placer {p}"));
+    }
     eprintln!(
         "bitstream: {board_name} ({}): {} {} speed {}; generator clock {:.3} MHz (target {} \
          MHz); UART {} baud = {} clocks per bit",
@@ -1228,6 +1247,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                 .arg(&constraints)
                 .args(["--freq", &format!("{}", board.clock_mhz)])
                 .args(["--seed", &args.seed.to_string()])
+                .args(["--placer", placer])
                 // router2: router1 crawls on the whole chip (hours); router2 is the faster of
                 // the two here, though it does not yet converge on the present chip (README).
                 .args(["--router", "router2"])
