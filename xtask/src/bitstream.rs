@@ -50,6 +50,10 @@ pub struct BitstreamArgs {
     /// nextpnr's placer (`heap`, `static` or `sa`) instead of swim.toml's [fpga] placer.
     #[arg(long, value_name = "PLACER", value_parser = ["heap", "static", "sa"])]
     pub placer: Option<String>,
+    /// Stop place and route when router2 has not reduced its overused wires for this many
+    /// iterations (it is not converging); 0 never stops it.
+    #[arg(long, default_value_t = 4, value_name = "ITERATIONS")]
+    pub router_patience: u32,
     /// Rebuild the report from the outputs of the last run in build/bitstream/ (no tools run).
     #[arg(long, conflicts_with = "synth_only")]
     pub report_only: bool,
@@ -937,7 +941,57 @@ impl Report {
 /// Run a command with stdout and stderr written line by line to `log` as they come (so
 /// that `tail -f` follows a long stage), the latest line shown in the stage's spinner.
 /// Returns whether it succeeded, its exit status and its whole output.
-fn run_logged(cmd: &mut Command, stage: &Stage, log: &Path) -> Result<(bool, String, String)> {
+/// Follows router2's progress lines (`iter=N wires=W overused=O ...`) and tells when the
+/// router has stopped converging: no new lowest overuse for `patience` iterations.
+#[derive(Debug, Clone)]
+pub struct RouterWatch {
+    patience: u32,
+    best: Option<(u32, u64)>,
+}
+
+impl RouterWatch {
+    pub fn new(patience: u32) -> Self {
+        Self {
+            patience,
+            best: None,
+        }
+    }
+
+    /// Feed one log line; `Some(reason)` when routing should be given up.
+    pub fn line(&mut self, line: &str) -> Option<String> {
+        let field = |name: &str| -> Option<u64> {
+            line.split_whitespace()
+                .find_map(|w| w.strip_prefix(name))
+                .and_then(|v| v.parse().ok())
+        };
+        let (Some(iter), Some(overused)) = (field("iter="), field("overused=")) else {
+            return None;
+        };
+        field("wires=")?;
+        let iter = u32::try_from(iter).unwrap_or(u32::MAX);
+        match self.best {
+            Some((_, best)) if overused >= best => {}
+            _ => self.best = Some((iter, overused)),
+        }
+        let (best_iter, best) = self.best?;
+        (self.patience > 0 && overused > 0 && iter >= best_iter + self.patience).then(|| {
+            format!(
+                "router2 is not converging: {overused} overused wires at iteration {iter}, \
+                 none below the {best} of iteration {best_iter} for {} iterations",
+                self.patience
+            )
+        })
+    }
+}
+
+/// Run a tool, its output into `log` and the stage's message line, with an optional
+/// watcher of the output lines that may stop it: then the fourth value is its reason.
+fn run_watched(
+    cmd: &mut Command,
+    stage: &Stage,
+    log: &Path,
+    watch: Option<RouterWatch>,
+) -> Result<(bool, String, String, Option<String>)> {
     use std::io::{BufRead, BufReader, Write};
     use std::sync::{Arc, Mutex};
     let mut file =
@@ -945,6 +999,8 @@ fn run_logged(cmd: &mut Command, stage: &Stage, log: &Path) -> Result<(bool, Str
     writeln!(file, "$ {}", util::show(cmd)).ok();
     let file = Arc::new(Mutex::new(file));
     let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let watch = Arc::new(Mutex::new(watch));
+    let abort = Arc::new(Mutex::new(None::<String>));
     cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
@@ -968,9 +1024,17 @@ fn run_logged(cmd: &mut Command, stage: &Stage, log: &Path) -> Result<(bool, Str
         .into_iter()
         .map(|stream| {
             let (file, lines, bar) = (Arc::clone(&file), Arc::clone(&lines), stage.bar().clone());
+            let (watch, abort) = (Arc::clone(&watch), Arc::clone(&abort));
             std::thread::spawn(move || {
                 for line in BufReader::new(stream).lines() {
                     let Ok(line) = line else { break };
+                    let reason = watch
+                        .lock()
+                        .ok()
+                        .and_then(|mut w| w.as_mut().and_then(|w| w.line(&line)));
+                    if let (Some(reason), Ok(mut a)) = (reason, abort.lock()) {
+                        a.get_or_insert(reason);
+                    }
                     if let Ok(mut f) = file.lock() {
                         writeln!(f, "{line}").ok();
                     }
@@ -985,19 +1049,62 @@ fn run_logged(cmd: &mut Command, stage: &Stage, log: &Path) -> Result<(bool, Str
             })
         })
         .collect();
-    let status = child.wait().context("waiting for a child process")?;
+    let stopped = loop {
+        if let Some(status) = child.try_wait().context("waiting for a child process")? {
+            break Ok(status);
+        }
+        let reason = abort.lock().ok().and_then(|a| a.clone());
+        if let Some(reason) = reason {
+            child.kill().ok();
+            let status = child.wait().context("waiting for a child process")?;
+            break Err((reason, status));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
     for r in readers {
         let _ = r.join();
     }
     let output = lines.lock().map(|l| l.join("\n")).unwrap_or_default();
-    Ok((status.success(), status.to_string(), output))
+    Ok(match stopped {
+        Ok(status) => (status.success(), status.to_string(), output, None),
+        Err((reason, status)) => {
+            if let Ok(mut f) = file.lock() {
+                writeln!(f, "stopped: {reason}").ok();
+            }
+            (false, status.to_string(), output, Some(reason))
+        }
+    })
 }
 
 /// Run a tool as a stage; on failure, the error shows the tail of its log.
 fn tool_stage(label: &str, note: &str, cmd: &mut Command, log: &Path) -> Result<Duration> {
+    watched_stage(label, note, cmd, log, None)
+}
+
+/// `tool_stage` with a watcher that may stop the tool (router2 not converging).
+fn watched_stage(
+    label: &str,
+    note: &str,
+    cmd: &mut Command,
+    log: &Path,
+    watch: Option<RouterWatch>,
+) -> Result<Duration> {
     let stage = Stage::start(label);
     stage.note(note);
-    let (success, status, output) = run_logged(cmd, &stage, log)?;
+    let (success, status, output, stopped) = run_watched(cmd, &stage, log, watch)?;
+    if let Some(reason) = stopped {
+        stage.fail();
+        return Err(Failure::error(
+            1,
+            format!(
+                "{label} stopped: {reason}. The design does not route on this device as it \
+                 is (see the overuse in {}; nextpnr's --router2-heatmap shows where); \
+                 `--router-patience 0` lets the router run on. Last lines:\n{}",
+                log.display(),
+                util::tail(&output, 10)
+            ),
+        ));
+    }
     if !success {
         stage.fail();
         let hint = if output.contains("Unable to place")
@@ -1143,6 +1250,9 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if let Some(p) = &args.placer {
         command.push_str(&format!(" --placer {p}"));
     }
+    if args.router_patience != 4 {
+        command.push_str(&format!(" --router-patience {}", args.router_patience));
+    }
     eprintln!(
         "bitstream: {board_name} ({}): {} {} speed {}; generator clock {:.3} MHz (target {} \
          MHz); UART {} baud = {} clocks per bit",
@@ -1257,11 +1367,12 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                 .arg("--textcfg")
                 .arg(&config)
                 .current_dir(&root);
-            let took = tool_stage(
+            let took = watched_stage(
                 "pnr",
                 "nextpnr-ecp5 place and route (the per-block synthesis runs beside it)",
                 &mut cmd,
                 &dir.join("pnr.log"),
+                Some(RouterWatch::new(args.router_patience)),
             )?;
             record(&mut stages, "pnr (nextpnr-ecp5)", took);
             let mut cmd = Command::new(util::tools_bin().join("ecppack"));
@@ -1469,6 +1580,51 @@ fn summary(root: &Path, r: &Report, md: &Path) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn router_watch_stops_a_router_that_no_longer_converges() {
+        let line = |i: u32, o: u64| {
+            format!(
+                "Info:     iter={i} wires={} overused={o} overuse={} archfail=NA",
+                700_000 + i,
+                o + 1000
+            )
+        };
+        // The overuse of a measured run: falls until iteration 6, then rises.
+        let run = [
+            65495, 48692, 37933, 31481, 28319, 27788, 28596, 29800, 30639, 32157,
+        ];
+        let mut watch = RouterWatch::new(4);
+        let mut stopped = None;
+        for (i, o) in run.iter().enumerate() {
+            assert!(watch.line("Info: Routing globals...").is_none());
+            if let Some(reason) = watch.line(&line(i as u32 + 1, *o)) {
+                stopped = Some((i + 1, reason));
+                break;
+            }
+        }
+        let (at, reason) = stopped.expect("the watcher never stopped the run");
+        assert_eq!(at, 10);
+        assert!(
+            reason.contains("27788") && reason.contains("iteration 6"),
+            "{reason}"
+        );
+
+        // A run that stalls for three iterations and then converges is never stopped, nor
+        // any run with patience 0.
+        let converging = [9000, 7000, 7100, 7050, 6900, 6950, 7000, 7001, 3000, 0];
+        for (patience, series) in [(4, &converging), (0, &converging), (0, &run)] {
+            let mut watch = RouterWatch::new(patience);
+            for (i, o) in series.iter().enumerate() {
+                let got = watch.line(&line(i as u32 + 1, *o));
+                assert!(
+                    got.is_none(),
+                    "patience {patience}, iteration {}: {got:?}",
+                    i + 1
+                );
+            }
+        }
+    }
+
     use super::*;
 
     #[test]
