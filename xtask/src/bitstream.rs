@@ -48,7 +48,7 @@ pub struct BitstreamArgs {
     #[arg(long, value_name = "MHZ")]
     pub clock_mhz: Option<f64>,
     /// nextpnr's placer (`heap`, `static` or `sa`) instead of swim.toml's [fpga] placer.
-    #[arg(long, value_name = "PLACER", value_parser = ["heap", "static", "sa"])]
+    #[arg(long, value_name = "PLACER", value_parser = PLACERS)]
     pub placer: Option<String>,
     /// Stop place and route when router2 has not reduced its overused wires for this many
     /// iterations (it is not converging); 0 never stops it.
@@ -92,6 +92,9 @@ pub struct FpgaSection {
     pub placer: String,
     pub boards: BTreeMap<String, Board>,
 }
+
+/// nextpnr-ecp5's placers.
+const PLACERS: [&str; 3] = ["heap", "static", "sa"];
 
 fn default_placer() -> String {
     "heap".to_string()
@@ -1242,7 +1245,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         command.push_str(&format!(" --clock-mhz {mhz}"));
     }
     let placer = args.placer.as_deref().unwrap_or(&manifest.fpga.placer);
-    if !["heap", "static", "sa"].contains(&placer) {
+    if !PLACERS.contains(&placer) {
         bail!(
             "swim.toml [fpga] placer = `{placer}`: nextpnr-ecp5's placers are heap, static and sa"
         );
