@@ -1315,6 +1315,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         .with_context(|| format!("cannot read {}", verilog.display()))?;
     let units = stage_units(&Hierarchy::parse(&verilog_text), &manifest.fpga.blocks_of)?;
 
+    let mut pnr_error = None;
     if !args.report_only {
         let inputs = SynthInputs {
             top: &top,
@@ -1350,6 +1351,13 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         let blocks_pass = Background::spawn(cmd, dir.join("blocks.log"))?;
 
         if !args.synth_only {
+            // A run that stops in place and route must not report the last run's results.
+            for stale in [&config, &report, &bit] {
+                if stale.exists() {
+                    std::fs::remove_file(stale)
+                        .with_context(|| format!("cannot remove {}", stale.display()))?;
+                }
+            }
             let mut cmd = Command::new(util::tools_bin().join("nextpnr-ecp5"));
             cmd.arg(device.nextpnr)
                 .args(["--package", &board.package])
@@ -1370,23 +1378,30 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                 .arg("--textcfg")
                 .arg(&config)
                 .current_dir(&root);
-            let took = watched_stage(
+            let pnr = watched_stage(
                 "pnr",
                 "nextpnr-ecp5 place and route (the per-block synthesis runs beside it)",
                 &mut cmd,
                 &dir.join("pnr.log"),
                 Some(RouterWatch::new(args.router_patience)),
-            )?;
-            record(&mut stages, "pnr (nextpnr-ecp5)", took);
-            let mut cmd = Command::new(util::tools_bin().join("ecppack"));
-            cmd.arg("--compress")
-                .arg("--input")
-                .arg(&config)
-                .arg("--bit")
-                .arg(&bit)
-                .current_dir(&root);
-            let took = tool_stage("pack", "ecppack", &mut cmd, &dir.join("pack.log"))?;
-            record(&mut stages, "pack (ecppack)", took);
+            );
+            match pnr {
+                Ok(took) => {
+                    record(&mut stages, "pnr (nextpnr-ecp5)", took);
+                    let mut cmd = Command::new(util::tools_bin().join("ecppack"));
+                    cmd.arg("--compress")
+                        .arg("--input")
+                        .arg(&config)
+                        .arg("--bit")
+                        .arg(&bit)
+                        .current_dir(&root);
+                    let took = tool_stage("pack", "ecppack", &mut cmd, &dir.join("pack.log"))?;
+                    record(&mut stages, "pack (ecppack)", took);
+                }
+                // The report is still written (synthesis, blocks, logic depth); the error
+                // is returned after it.
+                Err(e) => pnr_error = Some(e),
+            }
         }
         let took = blocks_pass.join("blocks")?;
         record(&mut stages, "blocks (yosys, beside pnr)", took);
@@ -1435,6 +1450,11 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
             bitstream = Some(bit.clone());
         }
     }
+    if let Some(e) = &pnr_error {
+        let first = e.to_string();
+        let first = first.lines().next().unwrap_or_default().to_string();
+        failures.push(format!("place and route did not finish: {first}"));
+    }
     if lut_percent > manifest.fpga.max_lut_percent {
         failures.push(format!(
             "the chip uses {lut_percent:.1} % of the LUT4s, the budget is {} %",
@@ -1479,6 +1499,9 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
         .with_context(|| format!("cannot write {}", json.display()))?;
     summary(&root, &report, &md);
+    if let Some(e) = pnr_error {
+        return Err(e);
+    }
     if report.failures.is_empty() {
         Ok(())
     } else {
