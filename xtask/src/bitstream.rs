@@ -50,9 +50,13 @@ pub struct BitstreamArgs {
     /// nextpnr's placer (`heap`, `static` or `sa`) instead of swim.toml's [fpga] placer.
     #[arg(long, value_name = "PLACER", value_parser = PLACERS)]
     pub placer: Option<String>,
-    /// Stop place and route when router2 has not reduced its overused wires for this many
-    /// iterations (it is not converging); 0 never stops it.
-    #[arg(long, default_value_t = 4, value_name = "ITERATIONS")]
+    /// nextpnr's router (`router1` or `router2`) instead of swim.toml's [fpga] router.
+    #[arg(long, value_name = "ROUTER", value_parser = ROUTERS)]
+    pub router: Option<String>,
+    /// Stop place and route when the router is not converging: router2 has not reduced its
+    /// overused wires for this many iterations, or router1 its arcs left to route for this
+    /// many times 10,000 arcs routed; 0 never stops it.
+    #[arg(long, default_value_t = 4, value_name = "N")]
     pub router_patience: u32,
     /// Rebuild the report from the outputs of the last run in build/bitstream/ (no tools run).
     #[arg(long, conflicts_with = "synth_only")]
@@ -90,7 +94,17 @@ pub struct FpgaSection {
     /// nextpnr's placer (`heap`, `static` or `sa`).
     #[serde(default = "default_placer")]
     pub placer: String,
+    /// nextpnr's router (`router1` or `router2`).
+    #[serde(default = "default_router")]
+    pub router: String,
     pub boards: BTreeMap<String, Board>,
+}
+
+/// nextpnr-ecp5's routers.
+const ROUTERS: [&str; 2] = ["router1", "router2"];
+
+fn default_router() -> String {
+    "router2".to_string()
 }
 
 /// nextpnr-ecp5's placers.
@@ -944,13 +958,22 @@ impl Report {
 /// Run a command with stdout and stderr written line by line to `log` as they come (so
 /// that `tail -f` follows a long stage), the latest line shown in the stage's spinner.
 /// Returns whether it succeeded, its exit status and its whole output.
-/// Follows router2's progress lines (`iter=N wires=W overused=O ...`) and tells when the
-/// router has stopped converging: no new lowest overuse for `patience` iterations.
+/// Follows the router's progress lines and tells when it has stopped converging. router2
+/// prints `iter=N wires=W overused=O ...` once an iteration: it is stopped when no new
+/// lowest overuse has come for `patience` iterations. router1 prints a row every 1,000
+/// arcs routed (`Info:  232000 |  63250  166950 |  462  534 |  29347|  2.76  919.74|`,
+/// the fourth column the arcs left to route): it is stopped when no new lowest count of
+/// arcs left has come for `patience` times 10,000 arcs.
 #[derive(Debug, Clone)]
 pub struct RouterWatch {
     patience: u32,
-    best: Option<(u32, u64)>,
+    /// The lowest overuse (router2) or count of arcs left (router1) so far, and the
+    /// iteration or arc count where it came.
+    best: Option<(u64, u64)>,
 }
+
+/// Arcs routed by router1 that count as one unit of patience.
+const ROUTER1_PATIENCE_ARCS: u64 = 10_000;
 
 impl RouterWatch {
     pub fn new(patience: u32) -> Self {
@@ -960,28 +983,59 @@ impl RouterWatch {
         }
     }
 
-    /// Feed one log line; `Some(reason)` when routing should be given up.
-    pub fn line(&mut self, line: &str) -> Option<String> {
+    /// A router2 iteration line: (iteration, overused wires).
+    fn router2_line(line: &str) -> Option<(u64, u64)> {
         let field = |name: &str| -> Option<u64> {
             line.split_whitespace()
                 .find_map(|w| w.strip_prefix(name))
                 .and_then(|v| v.parse().ok())
         };
-        let (Some(iter), Some(overused)) = (field("iter="), field("overused=")) else {
+        field("wires=")?;
+        Some((field("iter=")?, field("overused=")?))
+    }
+
+    /// A router1 progress row: (arcs routed, arcs left).
+    fn router1_line(line: &str) -> Option<(u64, u64)> {
+        let cols: Vec<&str> = line.strip_prefix("Info:")?.split('|').collect();
+        if cols.len() < 5 {
+            return None;
+        }
+        Some((cols[0].trim().parse().ok()?, cols[3].trim().parse().ok()?))
+    }
+
+    /// Feed one log line; `Some(reason)` when routing should be given up.
+    pub fn line(&mut self, line: &str) -> Option<String> {
+        let (router, unit, what, (at, value)) = if let Some(v) = Self::router2_line(line) {
+            ("router2", 1, "overused wires", v)
+        } else if let Some(v) = Self::router1_line(line) {
+            ("router1", ROUTER1_PATIENCE_ARCS, "arcs left to route", v)
+        } else {
             return None;
         };
-        field("wires=")?;
-        let iter = u32::try_from(iter).unwrap_or(u32::MAX);
         match self.best {
-            Some((_, best)) if overused >= best => {}
-            _ => self.best = Some((iter, overused)),
+            Some((_, best)) if value >= best => {}
+            _ => self.best = Some((at, value)),
         }
-        let (best_iter, best) = self.best?;
-        (self.patience > 0 && overused > 0 && iter >= best_iter + self.patience).then(|| {
+        let (best_at, best) = self.best?;
+        let wait = u64::from(self.patience) * unit;
+        let place = |n: u64| {
+            if router == "router2" {
+                format!("iteration {n}")
+            } else {
+                format!("{n} arcs routed")
+            }
+        };
+        (self.patience > 0 && value > 0 && at >= best_at + wait).then(|| {
             format!(
-                "router2 is not converging: {overused} overused wires at iteration {iter}, \
-                 none below the {best} of iteration {best_iter} for {} iterations",
-                self.patience
+                "{router} is not converging: {value} {what} at {}, none below the {best} of {} \
+                 for {}",
+                place(at),
+                place(best_at),
+                if router == "router2" {
+                    format!("{} iterations", self.patience)
+                } else {
+                    format!("{wait} arcs")
+                }
             )
         })
     }
@@ -1084,7 +1138,7 @@ fn tool_stage(label: &str, note: &str, cmd: &mut Command, log: &Path) -> Result<
     watched_stage(label, note, cmd, log, None)
 }
 
-/// `tool_stage` with a watcher that may stop the tool (router2 not converging).
+/// `tool_stage` with a watcher that may stop the tool (the router not converging).
 fn watched_stage(
     label: &str,
     note: &str,
@@ -1253,6 +1307,15 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if let Some(p) = &args.placer {
         command.push_str(&format!(" --placer {p}"));
     }
+    let router = args.router.as_deref().unwrap_or(&manifest.fpga.router);
+    if !ROUTERS.contains(&router) {
+        bail!(
+            "swim.toml [fpga] router = `{router}`: nextpnr-ecp5's routers are router1 and router2"
+        );
+    }
+    if let Some(r) = &args.router {
+        command.push_str(&format!(" --router {r}"));
+    }
     if args.router_patience != 4 {
         command.push_str(&format!(" --router-patience {}", args.router_patience));
     }
@@ -1369,9 +1432,8 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                 .args(["--freq", &format!("{}", board.clock_mhz)])
                 .args(["--seed", &args.seed.to_string()])
                 .args(["--placer", placer])
-                // router2: router1 crawls on the whole chip (hours); router2 is the faster of
-                // the two here, though it does not yet converge on the present chip (README).
-                .args(["--router", "router2"])
+                // swim.toml [fpga] router (docs/bitstream.md, "Routing experiments").
+                .args(["--router", router])
                 .arg("--timing-allow-fail")
                 .arg("--report")
                 .arg(&report)
@@ -1649,6 +1711,47 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn router_watch_follows_router1_arcs_left() {
+        let row = |arcs: u64, left: u64| {
+            format!(
+                "Info:     {arcs} |    6000     16000 |  400   600 |     {left}|       2.08     914.72|"
+            )
+        };
+        let header = "Info:    IterCnt |  w/ripup   wo/ripup |  w/r  wo/r |      arcs| batch(sec) total(sec)|";
+        // Falling arcs left: never stopped.
+        let mut watch = RouterWatch::new(4);
+        assert!(watch.line(header).is_none());
+        for k in 1..=60u64 {
+            assert!(
+                watch.line(&row(k * 1000, 90_000 - k * 500)).is_none(),
+                "row {k}"
+            );
+        }
+        // Stuck at 29,000 from 100,000 arcs on: stopped 40,000 arcs later.
+        let mut watch = RouterWatch::new(4);
+        let mut stopped = None;
+        for k in 90..=200u64 {
+            let left = if k <= 100 {
+                40_000 - (k - 90) * 1_100
+            } else {
+                29_500
+            };
+            if let Some(reason) = watch.line(&row(k * 1000, left)) {
+                stopped = Some((k, reason));
+                break;
+            }
+        }
+        let (at, reason) = stopped.expect("the watcher never stopped router1");
+        assert_eq!(at, 140);
+        assert!(
+            reason.starts_with("router1 is not converging")
+                && reason.contains("29000 of 100000 arcs routed")
+                && reason.contains("40000 arcs"),
+            "{reason}"
+        );
     }
 
     use super::*;
