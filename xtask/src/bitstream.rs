@@ -103,6 +103,28 @@ pub struct FpgaSection {
 /// nextpnr-ecp5's routers.
 const ROUTERS: [&str; 2] = ["router1", "router2"];
 
+/// A nextpnr algorithm (`what`: placer or router): the command-line choice, or swim.toml's,
+/// checked against nextpnr's `choices`; a command-line choice joins the reproducing `command`.
+fn nextpnr_choice<'a>(
+    what: &str,
+    option: Option<&'a str>,
+    manifest: &'a str,
+    choices: &[&str],
+    command: &mut String,
+) -> Result<&'a str> {
+    let chosen = option.unwrap_or(manifest);
+    if !choices.contains(&chosen) {
+        bail!(
+            "swim.toml [fpga] {what} = `{chosen}`: nextpnr-ecp5's {what}s are {}",
+            choices.join(", ")
+        );
+    }
+    if let Some(o) = option {
+        command.push_str(&format!(" --{what} {o}"));
+    }
+    Ok(chosen)
+}
+
 fn default_router() -> String {
     "router2".to_string()
 }
@@ -1298,24 +1320,20 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if let Some(mhz) = args.clock_mhz {
         command.push_str(&format!(" --clock-mhz {mhz}"));
     }
-    let placer = args.placer.as_deref().unwrap_or(&manifest.fpga.placer);
-    if !PLACERS.contains(&placer) {
-        bail!(
-            "swim.toml [fpga] placer = `{placer}`: nextpnr-ecp5's placers are heap, static and sa"
-        );
-    }
-    if let Some(p) = &args.placer {
-        command.push_str(&format!(" --placer {p}"));
-    }
-    let router = args.router.as_deref().unwrap_or(&manifest.fpga.router);
-    if !ROUTERS.contains(&router) {
-        bail!(
-            "swim.toml [fpga] router = `{router}`: nextpnr-ecp5's routers are router1 and router2"
-        );
-    }
-    if let Some(r) = &args.router {
-        command.push_str(&format!(" --router {r}"));
-    }
+    let placer = nextpnr_choice(
+        "placer",
+        args.placer.as_deref(),
+        &manifest.fpga.placer,
+        &PLACERS,
+        &mut command,
+    )?;
+    let router = nextpnr_choice(
+        "router",
+        args.router.as_deref(),
+        &manifest.fpga.router,
+        &ROUTERS,
+        &mut command,
+    )?;
     if args.router_patience != 4 {
         command.push_str(&format!(" --router-patience {}", args.router_patience));
     }
