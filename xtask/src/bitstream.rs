@@ -977,9 +977,6 @@ impl Report {
 
 // ---------------------------------------------------------------- running tools
 
-/// Run a command with stdout and stderr written line by line to `log` as they come (so
-/// that `tail -f` follows a long stage), the latest line shown in the stage's spinner.
-/// Returns whether it succeeded, its exit status and its whole output.
 /// Follows the router's progress lines and tells when it has stopped converging. router2
 /// prints `iter=N wires=W overused=O ...` once an iteration: it is stopped when no new
 /// lowest overuse has come for `patience` iterations. router1 prints a row every 1,000
@@ -1027,10 +1024,11 @@ impl RouterWatch {
 
     /// Feed one log line; `Some(reason)` when routing should be given up.
     pub fn line(&mut self, line: &str) -> Option<String> {
-        let (router, unit, what, (at, value)) = if let Some(v) = Self::router2_line(line) {
-            ("router2", 1, "overused wires", v)
+        // router2 counts its progress in iterations, router1 in arcs routed.
+        let (by_iteration, (at, value)) = if let Some(v) = Self::router2_line(line) {
+            (true, v)
         } else if let Some(v) = Self::router1_line(line) {
-            ("router1", ROUTER1_PATIENCE_ARCS, "arcs left to route", v)
+            (false, v)
         } else {
             return None;
         };
@@ -1039,26 +1037,24 @@ impl RouterWatch {
             _ => self.best = Some((at, value)),
         }
         let (best_at, best) = self.best?;
-        let wait = u64::from(self.patience) * unit;
-        let place = |n: u64| {
-            if router == "router2" {
-                format!("iteration {n}")
-            } else {
-                format!("{n} arcs routed")
-            }
+        let patience = u64::from(self.patience);
+        let wait = if by_iteration {
+            patience
+        } else {
+            patience * ROUTER1_PATIENCE_ARCS
         };
         (self.patience > 0 && value > 0 && at >= best_at + wait).then(|| {
-            format!(
-                "{router} is not converging: {value} {what} at {}, none below the {best} of {} \
-                 for {}",
-                place(at),
-                place(best_at),
-                if router == "router2" {
-                    format!("{} iterations", self.patience)
-                } else {
-                    format!("{wait} arcs")
-                }
-            )
+            if by_iteration {
+                format!(
+                    "router2 is not converging: {value} overused wires at iteration {at}, \
+                     none below the {best} of iteration {best_at} for {wait} iterations"
+                )
+            } else {
+                format!(
+                    "router1 is not converging: {value} arcs left to route at {at} arcs \
+                     routed, none below the {best} of {best_at} arcs routed for {wait} arcs"
+                )
+            }
         })
     }
 }
