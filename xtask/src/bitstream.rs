@@ -9,7 +9,7 @@
 //!
 //! Stages (logs and intermediate files under `build/bitstream/`):
 //! - synth: `synth_ecp5` of the flattened chip, the netlist that is placed and routed;
-//! - pnr: nextpnr-ecp5 (router2) with the board's LPF and the PLL's derived clock constraint;
+//! - pnr: nextpnr-ecp5 (swim.toml's placer and router) with the board's LPF and the PLL's derived clock constraint;
 //! - pack: ecppack (compressed, as the ULX3S LPF asks);
 //! - blocks: a second yosys run, beside pnr, that synthesises every unit of the link top
 //!   (pipeline stage, host link) as its own module for the per-block table
