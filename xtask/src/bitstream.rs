@@ -58,6 +58,11 @@ pub struct BitstreamArgs {
     /// many times 10,000 arcs routed; 0 never stops it.
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub router_patience: u32,
+    /// Place and route against clocks this many times faster than the targets (the LPF's
+    /// oscillator FREQUENCY scaled, in a copy under build/bitstream/); the targets are still
+    /// the check. nextpnr's timing-driven placer and router work harder at a tighter clock.
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
+    pub pnr_margin: f64,
     /// Rebuild the report from the outputs of the last run in build/bitstream/ (no tools run).
     #[arg(long, conflicts_with = "synth_only")]
     pub report_only: bool,
@@ -743,7 +748,50 @@ fn critical_path(p: &NextpnrPath) -> CriticalPath {
 #[derive(Debug, Clone, Copy, Deserialize, Serialize)]
 pub struct Fmax {
     pub achieved: f64,
+    /// The clock nextpnr placed and routed against.
     pub constraint: f64,
+    /// The clock the design must reach: `constraint` over the place-and-route margin.
+    #[serde(default)]
+    pub target: f64,
+}
+
+impl Fmax {
+    pub fn met(&self) -> bool {
+        self.achieved >= self.target
+    }
+}
+
+/// The LPF with every `FREQUENCY PORT "name" F MHZ` multiplied by `margin` (nextpnr derives
+/// the PLL outputs' constraints from it); the other lines unchanged.
+pub fn scaled_lpf(lpf: &str, margin: f64) -> Result<String> {
+    let mut out = String::with_capacity(lpf.len() + 64);
+    let mut scaled = 0;
+    for line in lpf.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.len() >= 5 && words[0] == "FREQUENCY" && words[1] == "PORT" {
+            let unit = words[4].trim_end_matches(';');
+            let mhz: f64 = words[3]
+                .parse()
+                .with_context(|| format!("LPF line `{line}`: `{}` is not a number", words[3]))?;
+            if !unit.eq_ignore_ascii_case("MHZ") {
+                bail!("LPF line `{line}`: give the frequency in MHZ");
+            }
+            let _ = writeln!(
+                out,
+                "FREQUENCY PORT {} {} MHZ; # {mhz} MHz x {margin} (--pnr-margin)",
+                words[2],
+                mhz * margin
+            );
+            scaled += 1;
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    if scaled == 0 {
+        bail!("the LPF has no `FREQUENCY PORT` line to scale");
+    }
+    Ok(out)
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize)]
@@ -770,8 +818,11 @@ pub struct Report {
     /// flow got that far, else from synthesis).
     pub lut_percent: f64,
     pub max_lut_percent: f64,
-    /// Per clock net: achieved and constrained MHz (empty with --synth-only).
+    /// Per clock net: achieved, placed-and-routed-against and target MHz (empty with
+    /// --synth-only).
     pub fmax: BTreeMap<String, Fmax>,
+    /// Place and route ran against clocks this many times the targets (--pnr-margin).
+    pub pnr_margin: f64,
     /// nextpnr's device utilisation (empty with --synth-only).
     pub utilisation: BTreeMap<String, Utilisation>,
     /// The critical path of each clock domain after routing (empty with --synth-only).
@@ -896,22 +947,29 @@ impl Report {
         }
         if !self.fmax.is_empty() {
             let _ = writeln!(s, "## Clocks\n");
-            let _ = writeln!(s, "| clock net | achieved Fmax | target | |");
-            let _ = writeln!(s, "|---|---:|---:|---|");
+            let _ = writeln!(
+                s,
+                "| clock net | achieved Fmax | target | placed and routed against | |"
+            );
+            let _ = writeln!(s, "|---|---:|---:|---:|---|");
             for (net, f) in &self.fmax {
                 let _ = writeln!(
                     s,
-                    "| {net} | {:.2} MHz | {:.2} MHz | {} |",
+                    "| {net} | {:.2} MHz | {:.2} MHz | {:.2} MHz | {} |",
                     f.achieved,
+                    f.target,
                     f.constraint,
-                    if f.achieved >= f.constraint {
-                        "met"
-                    } else {
-                        "MISSED"
-                    }
+                    if f.met() { "met" } else { "MISSED" }
                 );
             }
             let _ = writeln!(s);
+            if self.pnr_margin != 1.0 {
+                let _ = writeln!(
+                    s,
+                    "Placed and routed against clocks {} times the targets (`--pnr-margin`).\n",
+                    self.pnr_margin
+                );
+            }
         }
         for c in &self.critical_paths {
             let _ = writeln!(
@@ -1333,6 +1391,16 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if args.router_patience != 4 {
         command.push_str(&format!(" --router-patience {}", args.router_patience));
     }
+    if !(args.pnr_margin.is_finite() && (1.0..=2.0).contains(&args.pnr_margin)) {
+        bail!(
+            "--pnr-margin {}: give a factor from 1 to 2, e.g. --pnr-margin 1.1 places and \
+             routes against a clock 10 % faster than the target",
+            args.pnr_margin
+        );
+    }
+    if args.pnr_margin != 1.0 {
+        command.push_str(&format!(" --pnr-margin {}", args.pnr_margin));
+    }
     eprintln!(
         "bitstream: {board_name} ({}): {} {} speed {}; generator clock {:.3} MHz (target {} \
          MHz); UART {} baud = {} clocks per bit",
@@ -1376,6 +1444,17 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     let blocks_stat = dir.join("blocks-stat.json");
     let config = dir.join(format!("{top}.config"));
     let report = dir.join("nextpnr-report.json");
+    // The margin place and route ran with, kept for --report-only (absent: 1).
+    let margin_file = dir.join("pnr-margin.json");
+    let pnr_margin = if args.report_only {
+        match std::fs::read_to_string(&margin_file) {
+            Ok(text) => serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a number", margin_file.display()))?,
+            Err(_) => 1.0,
+        }
+    } else {
+        args.pnr_margin
+    };
     let bit = root.join("build").join(format!("{}.bit", manifest.name));
     let verilog = root.join(&manifest.hdl.output);
 
@@ -1435,6 +1514,20 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                         .with_context(|| format!("cannot remove {}", stale.display()))?;
                 }
             }
+            let lpf = if pnr_margin == 1.0 {
+                constraints.clone()
+            } else {
+                let text = std::fs::read_to_string(&constraints)
+                    .with_context(|| format!("cannot read {}", constraints.display()))?;
+                let scaled = scaled_lpf(&text, pnr_margin)
+                    .with_context(|| format!("--pnr-margin: {}", constraints.display()))?;
+                let copy = dir.join(constraints.file_name().unwrap_or_default());
+                std::fs::write(&copy, scaled)
+                    .with_context(|| format!("cannot write {}", copy.display()))?;
+                copy
+            };
+            std::fs::write(&margin_file, format!("{pnr_margin}\n"))
+                .with_context(|| format!("cannot write {}", margin_file.display()))?;
             let mut cmd = Command::new(util::tools_bin().join("nextpnr-ecp5"));
             cmd.arg(device.nextpnr)
                 .args(["--package", &board.package])
@@ -1442,7 +1535,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                 .arg("--json")
                 .arg(&netlist)
                 .arg("--lpf")
-                .arg(&constraints)
+                .arg(&lpf)
                 .args(["--freq", &format!("{}", board.clock_mhz)])
                 .args(["--seed", &args.seed.to_string()])
                 .args(["--placer", placer])
@@ -1511,11 +1604,12 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         if let Some(comb) = utilisation.get("TRELLIS_COMB") {
             lut_percent = percent(comb.used, comb.available);
         }
-        for (net, f) in &fmax {
-            if f.achieved < f.constraint {
+        for (net, f) in fmax.iter_mut() {
+            f.target = f.constraint / pnr_margin;
+            if !f.met() {
                 failures.push(format!(
                     "clock {net} reaches {:.2} MHz, the target is {:.2} MHz",
-                    f.achieved, f.constraint
+                    f.achieved, f.target
                 ));
             }
         }
@@ -1559,6 +1653,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         lut_percent,
         max_lut_percent: manifest.fpga.max_lut_percent,
         fmax,
+        pnr_margin,
         utilisation,
         critical_paths,
         logic_depth,
@@ -1636,14 +1731,15 @@ fn summary(root: &Path, r: &Report, md: &Path) {
     );
     for (net, f) in &r.fmax {
         eprintln!(
-            "  Fmax {net}: {:.2} MHz (target {:.2} MHz) {}",
+            "  Fmax {net}: {:.2} MHz (target {:.2} MHz{}) {}",
             f.achieved,
-            f.constraint,
-            if f.achieved >= f.constraint {
-                "met"
+            f.target,
+            if r.pnr_margin != 1.0 {
+                format!(", placed and routed against {:.2} MHz", f.constraint)
             } else {
-                "MISSED"
-            }
+                String::new()
+            },
+            if f.met() { "met" } else { "MISSED" }
         );
     }
     if let Some(d) = &r.logic_depth {
@@ -1682,6 +1778,34 @@ fn summary(root: &Path, r: &Report, md: &Path) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn scaled_lpf_scales_only_the_oscillator_frequency() {
+        let lpf =
+            std::fs::read_to_string(crate::util::project_root().join("constraints/ulx3s.lpf"))
+                .expect("constraints/ulx3s.lpf");
+        let scaled = super::scaled_lpf(&lpf, 1.1).expect("the board LPF scales");
+        let freq: Vec<&str> = scaled
+            .lines()
+            .filter(|l| l.starts_with("FREQUENCY"))
+            .collect();
+        assert_eq!(freq.len(), 1, "{freq:?}");
+        assert!(
+            freq[0].starts_with("FREQUENCY PORT \"clk_25mhz\" 27.5"),
+            "{}",
+            freq[0]
+        );
+        // Every other line is kept as it was.
+        let others = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter(|l| !l.starts_with("FREQUENCY"))
+                .map(String::from)
+                .collect()
+        };
+        assert_eq!(others(&lpf), others(&scaled));
+        assert!(super::scaled_lpf("LOCATE COMP \"a\" SITE \"G2\";\n", 1.1).is_err());
+        assert!(super::scaled_lpf("FREQUENCY PORT \"a\" 25 KHZ;\n", 1.1).is_err());
+    }
+
     #[test]
     fn router_watch_stops_a_router_that_no_longer_converges() {
         let line = |i: u32, o: u64| {
