@@ -59,10 +59,11 @@ pub struct BitstreamArgs {
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub router_patience: u32,
     /// Place and route against clocks this many times faster than the targets (the LPF's
-    /// oscillator FREQUENCY scaled, in a copy under build/bitstream/); the targets are still
-    /// the check. nextpnr's timing-driven placer and router work harder at a tighter clock.
-    #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
-    pub pnr_margin: f64,
+    /// oscillator FREQUENCY scaled, in a copy under build/bitstream/), instead of swim.toml's
+    /// [fpga] pnr_margin; the targets are still the check. nextpnr's timing-driven placer
+    /// and router work harder at a tighter clock.
+    #[arg(long, value_name = "FACTOR")]
+    pub pnr_margin: Option<f64>,
     /// Rebuild the report from the outputs of the last run in build/bitstream/ (no tools run).
     #[arg(long, conflicts_with = "synth_only")]
     pub report_only: bool,
@@ -102,6 +103,9 @@ pub struct FpgaSection {
     /// nextpnr's router (`router1` or `router2`).
     #[serde(default = "default_router")]
     pub router: String,
+    /// Place and route against clocks this many times the targets (1 to 2).
+    #[serde(default = "default_pnr_margin")]
+    pub pnr_margin: f64,
     pub boards: BTreeMap<String, Board>,
 }
 
@@ -136,6 +140,10 @@ fn default_router() -> String {
 
 /// nextpnr-ecp5's placers.
 const PLACERS: [&str; 3] = ["heap", "static", "sa"];
+
+fn default_pnr_margin() -> f64 {
+    1.0
+}
 
 fn default_placer() -> String {
     "heap".to_string()
@@ -1391,15 +1399,20 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if args.router_patience != 4 {
         command.push_str(&format!(" --router-patience {}", args.router_patience));
     }
-    if !(args.pnr_margin.is_finite() && (1.0..=2.0).contains(&args.pnr_margin)) {
+    let margin = args.pnr_margin.unwrap_or(manifest.fpga.pnr_margin);
+    if !(margin.is_finite() && (1.0..=2.0).contains(&margin)) {
         bail!(
-            "--pnr-margin {}: give a factor from 1 to 2, e.g. --pnr-margin 1.1 places and \
-             routes against a clock 10 % faster than the target",
-            args.pnr_margin
+            "{} {margin}: give a factor from 1 to 2, e.g. 1.1 places and routes against a \
+             clock 10 % faster than the target",
+            if args.pnr_margin.is_some() {
+                "--pnr-margin"
+            } else {
+                "swim.toml [fpga] pnr_margin ="
+            }
         );
     }
-    if args.pnr_margin != 1.0 {
-        command.push_str(&format!(" --pnr-margin {}", args.pnr_margin));
+    if let Some(m) = args.pnr_margin {
+        command.push_str(&format!(" --pnr-margin {m}"));
     }
     eprintln!(
         "bitstream: {board_name} ({}): {} {} speed {}; generator clock {:.3} MHz (target {} \
@@ -1453,7 +1466,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
             Err(_) => 1.0,
         }
     } else {
-        args.pnr_margin
+        margin
     };
     let bit = root.join("build").join(format!("{}.bit", manifest.name));
     let verilog = root.join(&manifest.hdl.output);
