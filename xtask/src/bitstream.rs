@@ -784,11 +784,13 @@ pub fn scaled_lpf(lpf: &str, margin: f64) -> Result<String> {
             if !unit.eq_ignore_ascii_case("MHZ") {
                 bail!("LPF line `{line}`: give the frequency in MHZ");
             }
+            // Six decimals at most: 25 x 1.1 is written 27.5, not 27.500000000000004.
+            let text = format!("{:.6}", mhz * margin);
+            let value = text.trim_end_matches('0').trim_end_matches('.');
             let _ = writeln!(
                 out,
-                "FREQUENCY PORT {} {} MHZ; # {mhz} MHz x {margin} (--pnr-margin)",
-                words[2],
-                mhz * margin
+                "FREQUENCY PORT {} {value} MHZ; # {mhz} MHz x {margin} (pnr margin)",
+                words[2]
             );
             scaled += 1;
         } else {
@@ -1803,7 +1805,7 @@ mod tests {
             .collect();
         assert_eq!(freq.len(), 1, "{freq:?}");
         assert!(
-            freq[0].starts_with("FREQUENCY PORT \"clk_25mhz\" 27.5"),
+            freq[0].starts_with("FREQUENCY PORT \"clk_25mhz\" 27.5 MHZ;"),
             "{}",
             freq[0]
         );
