@@ -1551,7 +1551,9 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                 .arg(&netlist)
                 .arg("--lpf")
                 .arg(&lpf)
-                .args(["--freq", &format!("{}", board.clock_mhz)])
+                // Clocks without a constraint of their own get the target, with the same
+                // margin as the derived ones (so the check's constraint / margin holds).
+                .args(["--freq", &format!("{}", board.clock_mhz * pnr_margin)])
                 .args(["--seed", &args.seed.to_string()])
                 .args(["--placer", placer])
                 // swim.toml [fpga] router (docs/bitstream.md, "Routing experiments").
