@@ -651,7 +651,7 @@ fn design_totals(stat: &Path) -> Result<Resources> {
 /// nextpnr's `--report` JSON.
 #[derive(Debug, Deserialize)]
 struct NextpnrReport {
-    fmax: BTreeMap<String, Fmax>,
+    fmax: BTreeMap<String, NextpnrFmax>,
     utilization: BTreeMap<String, Utilisation>,
     #[serde(default)]
     critical_paths: Vec<NextpnrPath>,
@@ -753,17 +753,34 @@ fn critical_path(p: &NextpnrPath) -> CriticalPath {
     c
 }
 
+/// One clock of nextpnr's report: the Fmax it reached and the clock it was placed and
+/// routed against.
+#[derive(Debug, Clone, Copy, Deserialize)]
+struct NextpnrFmax {
+    achieved: f64,
+    constraint: f64,
+}
+
+/// One clock of the report: what nextpnr reached, what it ran against, and the target.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize)]
 pub struct Fmax {
     pub achieved: f64,
     /// The clock nextpnr placed and routed against.
     pub constraint: f64,
     /// The clock the design must reach: `constraint` over the place-and-route margin.
-    #[serde(default)]
     pub target: f64,
 }
 
 impl Fmax {
+    /// nextpnr's figures for a run placed and routed against `margin` times the target.
+    fn new(nextpnr: NextpnrFmax, margin: f64) -> Self {
+        Self {
+            achieved: nextpnr.achieved,
+            constraint: nextpnr.constraint,
+            target: nextpnr.constraint / margin,
+        }
+    }
+
     pub fn met(&self) -> bool {
         self.achieved >= self.target
     }
@@ -1348,6 +1365,39 @@ impl Background {
     }
 }
 
+/// The place-and-route margin of this run: `--pnr-margin` or swim.toml's, from 1 to 2; under
+/// `--report-only` the one the last run saved in `saved` (absent: 1).
+fn pnr_margin(args: &BitstreamArgs, manifest: f64, saved: &Path) -> Result<f64> {
+    if args.report_only {
+        let margin = match std::fs::read_to_string(saved) {
+            Ok(text) => serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a number", saved.display()))?,
+            Err(_) => 1.0,
+        };
+        if let Some(m) = args.pnr_margin.filter(|&m| m != margin) {
+            bail!(
+                "--pnr-margin {m} with --report-only: the last place and route ran with a \
+                 margin of {margin} ({}); drop --pnr-margin, or run without --report-only",
+                saved.display()
+            );
+        }
+        return Ok(margin);
+    }
+    let margin = args.pnr_margin.unwrap_or(manifest);
+    if !(margin.is_finite() && (1.0..=2.0).contains(&margin)) {
+        bail!(
+            "{} {margin}: give a factor from 1 to 2, e.g. 1.1 places and routes against a \
+             clock 10 % faster than the target",
+            if args.pnr_margin.is_some() {
+                "--pnr-margin"
+            } else {
+                "swim.toml [fpga] pnr_margin ="
+            }
+        );
+    }
+    Ok(margin)
+}
+
 pub fn run(args: &BitstreamArgs) -> Result<()> {
     let start = Instant::now();
     let root = util::project_root();
@@ -1401,18 +1451,6 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if args.router_patience != 4 {
         command.push_str(&format!(" --router-patience {}", args.router_patience));
     }
-    let margin = args.pnr_margin.unwrap_or(manifest.fpga.pnr_margin);
-    if !(margin.is_finite() && (1.0..=2.0).contains(&margin)) {
-        bail!(
-            "{} {margin}: give a factor from 1 to 2, e.g. 1.1 places and routes against a \
-             clock 10 % faster than the target",
-            if args.pnr_margin.is_some() {
-                "--pnr-margin"
-            } else {
-                "swim.toml [fpga] pnr_margin ="
-            }
-        );
-    }
     if let Some(m) = args.pnr_margin {
         command.push_str(&format!(" --pnr-margin {m}"));
     }
@@ -1459,17 +1497,9 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     let blocks_stat = dir.join("blocks-stat.json");
     let config = dir.join(format!("{top}.config"));
     let report = dir.join("nextpnr-report.json");
-    // The margin place and route ran with, kept for --report-only (absent: 1).
+    // The margin place and route ran with, kept for --report-only.
     let margin_file = dir.join("pnr-margin.json");
-    let pnr_margin = if args.report_only {
-        match std::fs::read_to_string(&margin_file) {
-            Ok(text) => serde_json::from_str(&text)
-                .with_context(|| format!("{} is not a number", margin_file.display()))?,
-            Err(_) => 1.0,
-        }
-    } else {
-        margin
-    };
+    let pnr_margin = pnr_margin(args, manifest.fpga.pnr_margin, &margin_file)?;
     let bit = root.join("build").join(format!("{}.bit", manifest.name));
     let verilog = root.join(&manifest.hdl.output);
 
@@ -1615,14 +1645,17 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
             .with_context(|| format!("cannot read {}", report.display()))?;
         let parsed: NextpnrReport = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a nextpnr report", report.display()))?;
-        fmax = parsed.fmax;
+        fmax = parsed
+            .fmax
+            .into_iter()
+            .map(|(net, f)| (net, Fmax::new(f, pnr_margin)))
+            .collect();
         utilisation = parsed.utilization;
         critical_paths = parsed.critical_paths.iter().map(critical_path).collect();
         if let Some(comb) = utilisation.get("TRELLIS_COMB") {
             lut_percent = percent(comb.used, comb.available);
         }
-        for (net, f) in fmax.iter_mut() {
-            f.target = f.constraint / pnr_margin;
+        for (net, f) in &fmax {
             if !f.met() {
                 failures.push(format!(
                     "clock {net} reaches {:.2} MHz, the target is {:.2} MHz",
@@ -1795,6 +1828,72 @@ fn summary(root: &Path, r: &Report, md: &Path) {
 
 #[cfg(test)]
 mod tests {
+    /// `cargo xtask bitstream` with these options.
+    fn args(options: &[&str]) -> super::BitstreamArgs {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: super::BitstreamArgs,
+        }
+        let argv = std::iter::once("bitstream").chain(options.iter().copied());
+        <Cli as clap::Parser>::try_parse_from(argv)
+            .expect("the options parse")
+            .args
+    }
+
+    #[test]
+    fn pnr_margin_comes_from_the_option_the_manifest_or_the_last_run() {
+        let dir = std::env::temp_dir().join(format!("tsume-margin-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let saved = dir.join("pnr-margin.json");
+        let margin = |options: &[&str], manifest: f64| {
+            super::pnr_margin(&args(options), manifest, &saved).map_err(|e| e.to_string())
+        };
+        assert_eq!(margin(&[], 1.1), Ok(1.1));
+        assert_eq!(margin(&["--pnr-margin", "1.25"], 1.1), Ok(1.25));
+        let e = margin(&["--pnr-margin", "3"], 1.0).unwrap_err();
+        assert!(
+            e.starts_with("--pnr-margin 3: give a factor from 1 to 2"),
+            "{e}"
+        );
+        let e = margin(&[], 0.5).unwrap_err();
+        assert!(e.starts_with("swim.toml [fpga] pnr_margin = 0.5"), "{e}");
+        // --report-only: the saved margin, 1 when the last run saved none, and a clear
+        // error for a --pnr-margin that contradicts it.
+        assert_eq!(margin(&["--report-only"], 1.1), Ok(1.0));
+        std::fs::write(&saved, "1.2\n").unwrap();
+        assert_eq!(margin(&["--report-only"], 1.1), Ok(1.2));
+        assert_eq!(
+            margin(&["--report-only", "--pnr-margin", "1.2"], 1.1),
+            Ok(1.2)
+        );
+        let e = margin(&["--report-only", "--pnr-margin", "1.1"], 1.1).unwrap_err();
+        assert!(
+            e.contains("the last place and route ran with a margin of 1.2"),
+            "{e}"
+        );
+        std::fs::write(&saved, "fast\n").unwrap();
+        assert!(
+            margin(&["--report-only"], 1.1)
+                .unwrap_err()
+                .contains("is not a number")
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn fmax_target_is_the_constraint_over_the_margin() {
+        let nextpnr = super::NextpnrFmax {
+            achieved: 54.73,
+            constraint: 55.0,
+        };
+        let f = super::Fmax::new(nextpnr, 1.1);
+        assert!((f.target - 50.0).abs() < 1e-9, "{f:?}");
+        assert!(f.met());
+        let f = super::Fmax::new(nextpnr, 1.0);
+        assert!(!f.met(), "{f:?}");
+    }
+
     #[test]
     fn scaled_lpf_scales_only_the_oscillator_frequency() {
         let lpf =
