@@ -1032,6 +1032,16 @@ impl Report {
                 let _ = writeln!(s, "| `{name}` | {levels:.2} |");
             }
             let _ = writeln!(s);
+            if !d.deeper_than.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "Flip-flops behind more than {} levels: {} (abc maps every path up to \
+                     the deepest one's depth, so these, not the deepest path alone, are what \
+                     a faster clock has to pull down).\n",
+                    deeper_than_levels(d),
+                    deeper_than_counts(d)
+                );
+            }
         }
         let _ = writeln!(s, "## Stages\n");
         let _ = writeln!(s, "| stage | wall time |");
@@ -1058,6 +1068,31 @@ impl Report {
         }
         s
     }
+}
+
+/// The thresholds of `Depth::deeper_than`, "6 / 7 / 8 / 9".
+fn deeper_than_levels(d: &crate::depth::Depth) -> String {
+    let levels: Vec<String> = d.deeper_than.iter().map(|(t, _)| t.to_string()).collect();
+    levels.join(" / ")
+}
+
+/// The counts of `Depth::deeper_than`, "1,405 / 602 / 84 / 0".
+fn deeper_than_counts(d: &crate::depth::Depth) -> String {
+    let counts: Vec<String> = d.deeper_than.iter().map(|(_, n)| thousands(*n)).collect();
+    counts.join(" / ")
+}
+
+/// `n` with a comma every three digits.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 // ---------------------------------------------------------------- running tools
@@ -1796,6 +1831,13 @@ fn summary(root: &Path, r: &Report, md: &Path) {
         for (name, levels) in d.groups.iter().take(5) {
             eprintln!("  logic depth {levels:5.2} levels: {name}");
         }
+        if !d.deeper_than.is_empty() {
+            eprintln!(
+                "  flip-flops behind more than {} levels: {}",
+                deeper_than_levels(d),
+                deeper_than_counts(d)
+            );
+        }
     }
     for c in &r.critical_paths {
         eprintln!(
@@ -1879,6 +1921,15 @@ mod tests {
                 .contains("is not a number")
         );
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        let t = super::thousands;
+        assert_eq!(
+            [t(0), t(84), t(602), t(1405), t(17590), t(1234567)],
+            ["0", "84", "602", "1,405", "17,590", "1,234,567"]
+        );
     }
 
     #[test]

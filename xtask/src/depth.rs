@@ -44,7 +44,15 @@ pub struct Depth {
     pub groups: Vec<(String, f64)>,
     /// The deepest path, from its end back to its start: (levels, cell type, cell).
     pub worst_path: Vec<(f64, String, String)>,
+    /// How many flip-flops sit behind more than each of `DEEPER_THAN` levels: abc maps
+    /// every path up to the deepest one's depth, so this, not the deepest path alone,
+    /// shows how much of the chip a clock target has to pull down.
+    #[serde(default)]
+    pub deeper_than: Vec<(u32, usize)>,
 }
+
+/// The thresholds of `Depth::deeper_than`, in LUT levels.
+pub const DEEPER_THAN: [u32; 4] = [6, 7, 8, 9];
 
 const SEQUENTIAL: [&str; 6] = [
     "TRELLIS_FF",
@@ -129,6 +137,14 @@ fn group_of(cell: &str) -> String {
         .join(".")
 }
 
+/// For each threshold, how many of the flip-flops' `arrivals` (in levels) exceed it.
+fn count_deeper(arrivals: &[f64], thresholds: &[u32]) -> Vec<(u32, usize)> {
+    thresholds
+        .iter()
+        .map(|&t| (t, arrivals.iter().filter(|&&a| a > f64::from(t)).count()))
+        .collect()
+}
+
 /// The logic depth of module `top` of the netlist at `path`, with the `keep` deepest
 /// register groups.
 pub fn logic_depth(path: &Path, top: &str, keep: usize) -> Result<Depth> {
@@ -202,7 +218,13 @@ pub fn logic_depth(path: &Path, top: &str, keep: usize) -> Result<Depth> {
             at = next;
         }
     }
-    Ok(Depth { groups, worst_path })
+    let arrivals: Vec<f64> = ends.iter().map(|e| e.0).collect();
+    let deeper_than = count_deeper(&arrivals, &DEEPER_THAN);
+    Ok(Depth {
+        groups,
+        worst_path,
+        deeper_than,
+    })
 }
 
 #[cfg(test)]
@@ -242,6 +264,18 @@ mod tests {
         assert!((d.groups[1].1 - 1.12).abs() < 1e-9, "{:?}", d.groups);
         let kinds: Vec<&str> = d.worst_path.iter().map(|p| p.1.as_str()).collect();
         assert_eq!(kinds, ["TRELLIS_FF", "PFUMX", "LUT4", "LUT4", "TRELLIS_FF"]);
+        // Flip-flop b is behind 2.35 levels, a behind 1.12: none deeper than the report's
+        // thresholds; one deeper than 2, both deeper than 1.
+        assert!(
+            d.deeper_than.iter().all(|&(_, n)| n == 0),
+            "{:?}",
+            d.deeper_than
+        );
+        assert_eq!(d.deeper_than.len(), DEEPER_THAN.len());
+        assert_eq!(
+            count_deeper(&[2.35, 1.12], &[1, 2, 6]),
+            [(1, 2), (2, 1), (6, 0)]
+        );
         assert!(logic_depth(&path, "other", 5).is_err());
         assert_eq!(
             group_of("link_top_0.view_0.rotate_0.flip_array_0.if#false_0._e_441_TRELLIS_FF_Q_3"),
