@@ -1035,11 +1035,10 @@ impl Report {
             if !d.deeper_than.is_empty() {
                 let _ = writeln!(
                     s,
-                    "Flip-flops behind more than {} levels: {} (abc maps every path up to \
-                     the deepest one's depth, so these, not the deepest path alone, are what \
-                     a faster clock has to pull down).\n",
-                    deeper_than_levels(d),
-                    deeper_than_counts(d)
+                    "Flip-flops behind more than {} (abc maps every path up to the deepest \
+                     one's depth, so these, not the deepest path alone, are what a faster \
+                     clock has to pull down).\n",
+                    deeper_than(d)
                 );
             }
         }
@@ -1070,16 +1069,14 @@ impl Report {
     }
 }
 
-/// The thresholds of `Depth::deeper_than`, "6 / 7 / 8 / 9".
-fn deeper_than_levels(d: &crate::depth::Depth) -> String {
-    let levels: Vec<String> = d.deeper_than.iter().map(|(t, _)| t.to_string()).collect();
-    levels.join(" / ")
-}
-
-/// The counts of `Depth::deeper_than`, "1,405 / 602 / 84 / 0".
-fn deeper_than_counts(d: &crate::depth::Depth) -> String {
-    let counts: Vec<String> = d.deeper_than.iter().map(|(_, n)| thousands(*n)).collect();
-    counts.join(" / ")
+/// `Depth::deeper_than` in words: "6 / 7 / 8 / 9 levels: 1,405 / 602 / 84 / 0".
+fn deeper_than(d: &crate::depth::Depth) -> String {
+    let (levels, counts): (Vec<String>, Vec<String>) = d
+        .deeper_than
+        .iter()
+        .map(|&(t, n)| (t.to_string(), thousands(n)))
+        .unzip();
+    format!("{} levels: {}", levels.join(" / "), counts.join(" / "))
 }
 
 /// `n` with a comma every three digits.
@@ -1832,11 +1829,7 @@ fn summary(root: &Path, r: &Report, md: &Path) {
             eprintln!("  logic depth {levels:5.2} levels: {name}");
         }
         if !d.deeper_than.is_empty() {
-            eprintln!(
-                "  flip-flops behind more than {} levels: {}",
-                deeper_than_levels(d),
-                deeper_than_counts(d)
-            );
+            eprintln!("  flip-flops behind more than {}", deeper_than(d));
         }
     }
     for c in &r.critical_paths {

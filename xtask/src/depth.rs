@@ -47,12 +47,11 @@ pub struct Depth {
     /// How many flip-flops sit behind more than each of `DEEPER_THAN` levels: abc maps
     /// every path up to the deepest one's depth, so this, not the deepest path alone,
     /// shows how much of the chip a clock target has to pull down.
-    #[serde(default)]
     pub deeper_than: Vec<(u32, usize)>,
 }
 
 /// The thresholds of `Depth::deeper_than`, in LUT levels.
-pub const DEEPER_THAN: [u32; 4] = [6, 7, 8, 9];
+const DEEPER_THAN: [u32; 4] = [6, 7, 8, 9];
 
 const SEQUENTIAL: [&str; 6] = [
     "TRELLIS_FF",
