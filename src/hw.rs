@@ -240,6 +240,23 @@ impl MovegenChip<'_> {
         self.collect(max_cycles, &mut || true)
     }
 
+    /// Run `cycles` cycles of the list in flight, taking every beat, then leave
+    /// `out_ready` low: the moves taken, and whether the end beat was among them.
+    pub fn stream_for(&mut self, cycles: u64) -> (usize, bool) {
+        let (mut taken, mut ended) = (0, false);
+        self.model.out_ready = 1;
+        for _ in 0..cycles {
+            // The beat on the outputs now is taken at this edge.
+            if self.model.out_valid == 1 && !ended {
+                ended = self.model.out_end == 1;
+                taken += usize::from(!ended);
+            }
+            self.tick();
+        }
+        self.model.out_ready = 0;
+        (taken, ended)
+    }
+
     /// Read back a word of the store (combinational read port).
     pub fn read_word(&mut self, addr: u8) -> u64 {
         self.model.read_addr = addr;

@@ -11,6 +11,8 @@ use std::collections::BTreeSet;
 use tsume::hw::{self, MovegenChip};
 use tsume::position::Position;
 use tsume::random::{Kind, TsumeGenerator, seed_from_env};
+
+use rand::{Rng, SeedableRng};
 use tsume::reference::{Mode, tsume_moves};
 
 const DEFAULT_RANDOM: usize = 10_000;
@@ -28,11 +30,15 @@ fn key_set(moves: &[tsume::reference::TsumeMove]) -> BTreeSet<MoveKey> {
 
 /// Differences between chip and reference on one position (empty when they agree).
 fn check(chip: &mut MovegenChip, pos: &Position, stats: &mut Stats) -> Option<String> {
+    match chip.generate(pos, MAX_CYCLES) {
+        Ok(got) => differences(pos, &got, stats),
+        Err(error) => Some(error.to_string()),
+    }
+}
+
+/// Differences between the chip's list `got` and the reference's for `pos`.
+fn differences(pos: &Position, got: &hw::ChipMoves, stats: &mut Stats) -> Option<String> {
     let want = tsume_moves(pos);
-    let got = match chip.generate(pos, MAX_CYCLES) {
-        Ok(got) => got,
-        Err(error) => return Some(error.to_string()),
-    };
     if got.in_check != (want.mode == Mode::Evasions) {
         return Some(format!(
             "chip in_check = {}, reference mode {:?}",
@@ -194,4 +200,60 @@ fn stream_keeps_every_move_under_back_pressure() {
     eprintln!("{count} lists under back-pressure, {stalled_cycles} cycles stalled (seed {seed})");
     assert!(stalled_cycles > 0, "the consumer never stalled the stream");
     common::assert_no_failures(&failures, "lists changed under back-pressure", seed);
+}
+
+/// A new position while a list is in flight: a load or a move applied at a random point
+/// (the pipeline still filling, the first moves streaming, the list over) ends the old
+/// list at once, and what the chip sends next is exactly the new position's list.
+#[test]
+fn new_position_mid_list_ends_the_old_list() {
+    let runtime = hw::runtime().expect("Verilator runtime");
+    let mut chip = MovegenChip::new(&runtime, None).expect("movegen_top model");
+    let seed = seed_from_env();
+    let mut generator = TsumeGenerator::new(seed ^ 0x4d49_4421);
+    let mut pick = rand::rngs::StdRng::seed_from_u64(seed ^ 0x6d69_64);
+    let count = common::random_count(DEFAULT_RANDOM) / 20;
+    let mut stats = Stats::default();
+    let (mut loads, mut applies, mut cut_short) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for i in 0..count {
+        let first = generator.next_position(Kind::Any);
+        chip.load(&first);
+        // Up to 40 cycles of the first list: lists here are 15 cycles plus one a move.
+        let cycles = pick.random_range(0..40);
+        let (taken, ended) = chip.stream_for(cycles);
+        let first_moves = tsume_moves(&first).moves;
+        cut_short += u64::from(!ended);
+        let (what, pos, got) = if pick.random_bool(0.5) || first_moves.is_empty() {
+            loads += 1;
+            let next = generator.next_position(Kind::Any);
+            let got = chip.generate(&next, MAX_CYCLES);
+            ("load", next, got)
+        } else {
+            applies += 1;
+            let mv = first_moves[pick.random_range(0..first_moves.len())].mv;
+            let got = chip.apply(mv, MAX_CYCLES);
+            ("apply", first.after(mv), got)
+        };
+        let diff = match got {
+            Ok(got) => differences(&pos, &got, &mut stats),
+            Err(error) => Some(error.to_string()),
+        };
+        if let Some(diff) = diff {
+            failures.push(format!(
+                "#{i}: `{}`, {taken} moves taken in {cycles} cycles, then {what} `{}`:\n    {diff}",
+                first.to_sfen(),
+                pos.to_sfen()
+            ));
+        }
+    }
+    eprintln!(
+        "{count} lists cut by a new position ({loads} loads, {applies} moves applied; \
+         {cut_short} before their end beat) (seed {seed})"
+    );
+    assert!(
+        cut_short > 0 && loads > 0 && applies > 0,
+        "no list was cut short by both a load and a move"
+    );
+    common::assert_no_failures(&failures, "lists after a new position mid-list", seed);
 }
