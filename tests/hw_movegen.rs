@@ -2,7 +2,8 @@
 //! every legal evasion when the side to move is in check, each with its category, on the
 //! problem suite, on `../shared/data` (and the evasion positions after each of their
 //! checks) and on fresh random tsume-like positions, half of them in check (seed printed
-//! on failure; `TSUME_SEED` repeats a run).
+//! on failure; `TSUME_SEED` repeats a run); the stream under back-pressure; and lists cut
+//! short by a new position.
 
 mod common;
 
@@ -211,7 +212,7 @@ fn new_position_mid_list_ends_the_old_list() {
     let mut chip = MovegenChip::new(&runtime, None).expect("movegen_top model");
     let seed = seed_from_env();
     let mut generator = TsumeGenerator::new(seed ^ 0x4d49_4421);
-    let mut pick = rand::rngs::StdRng::seed_from_u64(seed ^ 0x6d69_64);
+    let mut pick = rand::rngs::StdRng::seed_from_u64(seed ^ 0x6d69_6421);
     let count = common::random_count(DEFAULT_RANDOM) / 20;
     let mut stats = Stats::default();
     let (mut loads, mut applies, mut cut_short) = (0, 0, 0);
