@@ -91,8 +91,9 @@ pub struct FpgaSection {
     pub board: String,
     /// The top unit of the FPGA build.
     pub top: String,
-    /// The unit whose instances are the rows of the per-block table.
-    pub blocks_of: String,
+    /// The units whose instances are the rows of the per-block table, outermost first: an
+    /// instance of a later one is replaced by that unit's own instances.
+    pub blocks_of: Vec<String>,
     /// Verilog that only the FPGA flow reads (the PLL and the link settings).
     pub verilog: Vec<PathBuf>,
     /// The whole chip may use at most this share of the device's LUT4s.
@@ -450,17 +451,19 @@ pub fn synth_script(i: &SynthInputs, json: &Path, stat: &Path) -> String {
 
 /// The per-block pass: the same design with one module per block, statistics to `stat`.
 ///
-/// The blocks (`units`, as (tag, unit)) are the units `blocks_of` instantiates: the pipeline
-/// stages (position store, mover view, masks, channels with every generator, move stream)
-/// and the host link, with registers between them. Each block's modules are flattened into
-/// it and its cells tagged; the whole design is then flattened and optimised at word level
-/// (constants and unused logic cross block boundaries), and `submod` cuts it back into one
-/// module per tag, which `synth_ecp5 -noflatten` maps separately. What the blocks cannot
-/// share any more (bit-level constants found during mapping, logic merged across a
-/// boundary) makes their sum larger than the chip; the report gives both.
+/// The blocks (`units`, as (tag, unit)) are the units the `blocks_of` units instantiate
+/// ([`stage_units`]): the pipeline stages (position store, mover view, masks, channels with
+/// every generator, move stream) and the host link, with registers between them. Each
+/// block's modules are flattened into it and its cells tagged, and so are each `blocks_of`
+/// unit's own cells (its pipeline registers and glue); the whole design is then flattened
+/// and optimised at word level (constants and unused logic cross block boundaries), and
+/// `submod` cuts it back into one module per tag, which `synth_ecp5 -noflatten` maps
+/// separately. What the blocks cannot share any more (bit-level constants found during
+/// mapping, logic merged across a boundary) makes their sum larger than the chip; the
+/// report gives both.
 pub fn blocks_script(
     i: &SynthInputs,
-    blocks_of: &str,
+    blocks_of: &[String],
     units: &[(String, String)],
     stat: &Path,
 ) -> String {
@@ -469,20 +472,19 @@ pub fn blocks_script(
     let kept = units
         .iter()
         .map(|(_, u)| u.as_str())
-        .chain([blocks_of, top]);
+        .chain(blocks_of.iter().map(String::as_str))
+        .chain([top]);
     for unit in kept {
         let _ = writeln!(s, "setattr -mod -set keep_hierarchy 1 {}", select(unit));
     }
     let _ = writeln!(s, "flatten -noscopeinfo");
-    for (t, unit) in units {
-        let _ = writeln!(s, "setattr -set submod \"{t}\" {}/t:*", select(unit));
+    let tagged = units
+        .iter()
+        .cloned()
+        .chain(blocks_of.iter().map(|b| (tag(b), b.clone())));
+    for (t, unit) in tagged {
+        let _ = writeln!(s, "setattr -set submod \"{t}\" {}/t:*", select(&unit));
     }
-    let _ = writeln!(
-        s,
-        "setattr -set submod \"{}\" {}/t:*",
-        tag(blocks_of),
-        select(blocks_of)
-    );
     let _ = writeln!(s, "setattr -mod -unset keep_hierarchy *");
     let _ = writeln!(s, "flatten -noscopeinfo");
     let _ = writeln!(s, "opt");
@@ -506,21 +508,33 @@ fn select(module: &str) -> String {
 
 // ---------------------------------------------------------------- blocks
 
-/// The blocks of the per-block table: the units `blocks_of` instantiates (the pipeline
-/// stages and the link), as (tag, unit) pairs; the tag names the module `submod` makes.
-pub fn stage_units(hierarchy: &Hierarchy, blocks_of: &str) -> Result<Vec<(String, String)>> {
-    let Some(children) = hierarchy.instances.get(blocks_of) else {
-        bail!(
-            "swim.toml [fpga] blocks_of = `{blocks_of}`: no such module with instances in \
-             build/spade.sv"
-        );
+/// The blocks of the per-block table, as (tag, unit) pairs (the tag names the module
+/// `submod` makes): the units the first of `blocks_of` instantiates (the pipeline stages and
+/// the link), where an instance of a later `blocks_of` unit (the move generator) is replaced
+/// by that unit's own instances, in source order.
+pub fn stage_units(hierarchy: &Hierarchy, blocks_of: &[String]) -> Result<Vec<(String, String)>> {
+    let Some(outer) = blocks_of.first() else {
+        bail!("swim.toml [fpga] blocks_of is empty: name the unit whose instances are the rows");
     };
-    let mut units: Vec<String> = Vec::new();
-    for (_, unit) in children {
-        if !units.contains(unit) {
-            units.push(unit.clone());
+    for unit in blocks_of {
+        if !hierarchy.instances.contains_key(unit) {
+            bail!(
+                "swim.toml [fpga] blocks_of names `{unit}`: no such module with instances in \
+                 build/spade.sv"
+            );
         }
     }
+    fn walk(h: &Hierarchy, unit: &str, inner: &[String], units: &mut Vec<String>) {
+        for (_, child) in &h.instances[unit] {
+            if inner.contains(child) {
+                walk(h, child, inner, units);
+            } else if !units.contains(child) {
+                units.push(child.clone());
+            }
+        }
+    }
+    let mut units = Vec::new();
+    walk(hierarchy, outer, &blocks_of[1..], &mut units);
     Ok(units.into_iter().map(|unit| (tag(&unit), unit)).collect())
 }
 
@@ -551,12 +565,13 @@ struct StatModule {
 
 /// One row per block from yosys' `stat -json` of the synthesised design: module
 /// `<top>_<tag>` is the block of that tag; the top's own cells (and the PLL wrapper, a
-/// blackbox) are the board's. Rows: the stages in `units` order, then the link top's
-/// pipeline registers, then the board.
+/// blackbox) are the board's. Rows: the stages in `units` order, then the own cells of each
+/// `blocks_of` unit (the link top's and the generator's pipeline registers), then the
+/// board.
 pub fn block_rows(
     stat: &Path,
     top: &str,
-    blocks_of: &str,
+    blocks_of: &[String],
     units: &[(String, String)],
 ) -> Result<Vec<(String, Resources)>> {
     let text = std::fs::read_to_string(stat)
@@ -580,9 +595,11 @@ pub fn block_rows(
             rows.push((unit.trim_start_matches("tsume::").to_string(), r));
         }
     }
-    let link = tag(blocks_of);
-    if let Some(r) = by_tag.remove(&link) {
-        rows.push((format!("{blocks_of} (pipeline registers, glue)"), r));
+    for unit in blocks_of {
+        if let Some(r) = by_tag.remove(&tag(unit)) {
+            let name = unit.trim_start_matches("tsume::");
+            rows.push((format!("{name} (pipeline registers, glue)"), r));
+        }
     }
     let mut board = Resources::default();
     for r in by_tag.values() {
@@ -2083,7 +2100,7 @@ mod tests {
                        \x20   \\tsume::b::g[12]  \\g_0 (.x(y));\n\
                        \x20   \\tsume::a::f  \\f_1 (.x(y));\nendmodule\n";
         let h = Hierarchy::parse(verilog);
-        let units = stage_units(&h, "link_top").unwrap();
+        let units = stage_units(&h, &["link_top".to_string()]).unwrap();
         assert_eq!(
             units,
             vec![
@@ -2091,7 +2108,8 @@ mod tests {
                 ("b__g_12_".to_string(), "tsume::b::g[12]".to_string()),
             ]
         );
-        assert!(stage_units(&h, "nothing").is_err());
+        assert!(stage_units(&h, &["nothing".to_string()]).is_err());
+        assert!(stage_units(&h, &[]).is_err());
         let pll = pll_params(25.0, 100.0).unwrap();
         let link = link_settings(100.0, 115_200, 2000).unwrap();
         let inputs = SynthInputs {
@@ -2101,13 +2119,107 @@ mod tests {
             pll: &pll,
             link: &link,
         };
-        let script = blocks_script(&inputs, "link_top", &units, Path::new("s.json"));
+        let script = blocks_script(
+            &inputs,
+            &["link_top".to_string()],
+            &units,
+            Path::new("s.json"),
+        );
         assert!(script.contains("setparam -set CLKI_DIV 1 -set CLKFB_DIV 4"));
         assert!(script.contains("setattr -set submod \"b__g_12_\" tsume::b::g\\[12\\]/t:*"));
         assert!(script.contains("submod\n"));
         let flat = synth_script(&inputs, Path::new("n.json"), Path::new("s.json"));
         assert!(flat.contains("flatten -noscopeinfo\nsynth_ecp5 -top board_top -run coarse:"));
         assert!(!flat.contains("submod"));
+    }
+
+    #[test]
+    fn nested_blocks() {
+        // link_top: store, generator (view, stream), link; the generator's instances take
+        // its place among the rows, in source order, and its own cells get a tag.
+        let verilog = "module \\tsume::s::store  (\n);\nendmodule\n\
+                       module \\tsume::v::view  (\n);\nendmodule\n\
+                       module \\tsume::m::stream  (\n);\nendmodule\n\
+                       module \\tsume::h::link  (\n);\nendmodule\n\
+                       module \\tsume::g::gen  (\n);\n\
+                       \x20   \\tsume::v::view  \\view_0 (.x(y));\n\
+                       \x20   \\tsume::m::stream  \\stream_0 (.x(y));\nendmodule\n\
+                       module link_top (\n);\n\
+                       \x20   \\tsume::s::store  \\store_0 (.x(y));\n\
+                       \x20   \\tsume::g::gen  \\gen_0 (.x(y));\n\
+                       \x20   \\tsume::h::link  \\link_0 (.x(y));\nendmodule\n";
+        let h = Hierarchy::parse(verilog);
+        let blocks_of = ["link_top".to_string(), "tsume::g::gen".to_string()];
+        let units = stage_units(&h, &blocks_of).unwrap();
+        let names: Vec<&str> = units.iter().map(|(_, u)| u.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "tsume::s::store",
+                "tsume::v::view",
+                "tsume::m::stream",
+                "tsume::h::link"
+            ]
+        );
+        // Without the generator listed it is one row of its own.
+        let flat = stage_units(&h, &blocks_of[..1]).unwrap();
+        let names: Vec<&str> = flat.iter().map(|(_, u)| u.as_str()).collect();
+        assert_eq!(
+            names,
+            ["tsume::s::store", "tsume::g::gen", "tsume::h::link"]
+        );
+        let pll = pll_params(25.0, 100.0).unwrap();
+        let link = link_settings(100.0, 115_200, 2000).unwrap();
+        let inputs = SynthInputs {
+            top: "board_top",
+            sources: &[PathBuf::from("build/spade.sv")],
+            fpga_verilog: &[],
+            pll: &pll,
+            link: &link,
+        };
+        let script = blocks_script(&inputs, &blocks_of, &units, Path::new("s.json"));
+        assert!(script.contains("setattr -mod -set keep_hierarchy 1 tsume::g::gen\n"));
+        assert!(script.contains("setattr -set submod \"g__gen\" tsume::g::gen/t:*"));
+        assert!(script.contains("setattr -set submod \"link_top\" link_top/t:*"));
+        // The statistics of such a run: one module per tag, the rest the board's.
+        let dir = std::env::temp_dir().join(format!("tsume-blocks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let stat = dir.join("stat.json");
+        let cells = |lut: u64, ff: u64| {
+            format!(r#"{{"num_cells_by_type": {{"LUT4": {lut}, "TRELLIS_FF": {ff}}}}}"#)
+        };
+        let modules = [
+            ("board_top", cells(3, 4)),
+            ("board_top_s__store", cells(10, 5)),
+            ("board_top_v__view", cells(20, 0)),
+            ("board_top_m__stream", cells(30, 7)),
+            ("board_top_h__link", cells(40, 8)),
+            ("board_top_g__gen", cells(0, 9)),
+            ("board_top_link_top", cells(1, 2)),
+        ];
+        let body: Vec<String> = modules
+            .iter()
+            .map(|(m, c)| format!(r#""\\{m}": {c}"#))
+            .collect();
+        std::fs::write(&stat, format!(r#"{{"modules": {{{}}}}}"#, body.join(", "))).unwrap();
+        let rows = block_rows(&stat, "board_top", &blocks_of, &units).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let got: Vec<(&str, u64, u64)> = rows
+            .iter()
+            .map(|(n, r)| (n.as_str(), r.lut4, r.ff))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("s::store", 10, 5),
+                ("v::view", 20, 0),
+                ("m::stream", 30, 7),
+                ("h::link", 40, 8),
+                ("link_top (pipeline registers, glue)", 1, 2),
+                ("g::gen (pipeline registers, glue)", 0, 9),
+                ("board_top (PLL, reset, LEDs)", 3, 4),
+            ]
+        );
     }
 
     #[test]
