@@ -24,9 +24,10 @@ pub struct BenchArgs {
     /// Seed of the random positions (default: TSUME_SEED, else a fresh one, printed).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Clock frequency for the positions-per-second projection, in MHz.
-    #[arg(long, default_value_t = 100.0)]
-    pub mhz: f64,
+    /// Clock frequency for the positions-per-second figures, in MHz (default: the generator
+    /// clock of swim.toml's default board, the clock its bitstream is built and checked for).
+    #[arg(long)]
+    pub mhz: Option<f64>,
 }
 
 /// Cycle statistics of one group of positions.
@@ -128,6 +129,20 @@ fn reference_speed(positions: &[Position]) -> f64 {
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
+    let mhz = match args.mhz {
+        Some(mhz) if mhz > 0.0 && mhz.is_finite() => mhz,
+        Some(mhz) => {
+            return Err(Failure::error(
+                2,
+                format!("--mhz {mhz}: give the clock in MHz, e.g. --mhz 100"),
+            ));
+        }
+        None => {
+            let (_, _, board) = crate::bitstream::load_board(&util::project_root(), None)
+                .map_err(|e| Failure::error(1, format!("{e:#}")))?;
+            board.clock_mhz
+        }
+    };
     let seed = args.seed.unwrap_or_else(tsume::random::seed_from_env);
     let runtime = chip::runtime()?;
     let (mut chip, model_time) = chip::open(&runtime, None)?;
@@ -152,7 +167,6 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         return Err(Failure::error(1, "the problem suite is empty"));
     }
 
-    let mhz = args.mhz;
     println!(
         "## Move generator, measured by `cargo xtask bench --random {} --seed {seed}`\n",
         args.random

@@ -930,13 +930,14 @@ impl Report {
         let _ = writeln!(s, "## Resources per block\n");
         let _ = writeln!(
             s,
-            "One row per unit of the link top (the pipeline stages and the host link; the \
-             generators are all in `move_channels`), each synthesised as its own module after \
-             whole-design optimisation (`synth_ecp5 -noflatten`), so that the rows add up. \
-             Apart, the blocks cannot share logic or drop bits that only mapping finds \
-             constant, so their sum is above the chip's flat synthesis, the netlist that is \
-             placed and routed (last row). LUT4 includes carry cells (CCU2C, two LUT4 each); \
-             FF of the pipeline registers between the stages are in the link top's row.\n"
+            "One row per unit of the link top and of the move generator inside it (the \
+             position store, the pipeline stages and the host link; the generators are all in \
+             `move_channels`), each synthesised as its own module after whole-design \
+             optimisation (`synth_ecp5 -noflatten`), so that the rows add up. Apart, the \
+             blocks cannot share logic or drop bits that only mapping finds constant, so \
+             their sum is above the chip's flat synthesis, the netlist that is placed and \
+             routed (last row). LUT4 includes carry cells (CCU2C, two LUT4 each); FF of the \
+             pipeline registers between the stages are in the move generator's row.\n"
         );
         let _ = writeln!(
             s,
