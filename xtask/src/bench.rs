@@ -138,8 +138,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             ));
         }
         None => {
-            let (_, _, board) = crate::bitstream::load_board(&util::project_root(), None)
-                .map_err(|e| Failure::error(1, format!("{e:#}")))?;
+            let (_, _, board) = crate::bitstream::load_board(&util::project_root(), None)?;
             board.clock_mhz
         }
     };
