@@ -2,10 +2,31 @@
 //! shared by xtask and by the tests so both use the same pinned programs.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-/// The workspace root (where `swim.toml` is).
+/// The workspace root (where `swim.toml` is): the nearest folder at or above the working
+/// directory that holds `swim.toml` and `hdl/`, else the folder this crate was compiled in.
+///
+/// Looked up when the program runs, so that a build shared between two checkouts (one
+/// `CARGO_TARGET_DIR`), or a checkout moved after it was built, works on the checkout it is
+/// run in rather than on the one it was compiled in.
 pub fn project_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        std::env::current_dir()
+            .ok()
+            .and_then(|cwd| find_root(&cwd))
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+    })
+    .clone()
+}
+
+/// The nearest folder at or above `start` with a `swim.toml` file and an `hdl` folder.
+fn find_root(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|dir| dir.join("swim.toml").is_file() && dir.join("hdl").is_dir())
+        .map(Path::to_path_buf)
 }
 
 /// The git-ignored folder that holds every installed tool.
@@ -50,5 +71,44 @@ pub fn require(path: &Path, what: &str) -> anyhow::Result<()> {
              or use `cargo xtask test`, which does both",
             path.display()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_root_is_the_nearest_folder_with_swim_toml_and_hdl() {
+        let base = std::env::temp_dir().join(format!("tsume-root-{}", std::process::id()));
+        let nested = base.join("outer").join("inner").join("deep");
+        std::fs::create_dir_all(&nested).unwrap();
+        // No swim.toml anywhere below `base`'s parent chain that has an `hdl` folder.
+        assert_eq!(find_root(&nested).filter(|r| r.starts_with(&base)), None);
+        // swim.toml without hdl/ is not a root; with it, it is.
+        let outer = base.join("outer");
+        std::fs::write(outer.join("swim.toml"), "name = \"x\"\n").unwrap();
+        assert_eq!(find_root(&nested).filter(|r| r.starts_with(&base)), None);
+        std::fs::create_dir(outer.join("hdl")).unwrap();
+        assert_eq!(find_root(&nested), Some(outer.clone()));
+        // A nearer one wins.
+        let inner = outer.join("inner");
+        std::fs::write(inner.join("swim.toml"), "name = \"y\"\n").unwrap();
+        std::fs::create_dir(inner.join("hdl")).unwrap();
+        assert_eq!(find_root(&nested), Some(inner));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[test]
+    fn the_root_of_this_checkout_is_found_from_the_working_directory() {
+        // Tests run in the package folder, the workspace root.
+        let root = project_root();
+        assert!(root.join("swim.toml").is_file(), "{}", root.display());
+        assert_eq!(
+            root.canonicalize().unwrap(),
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .canonicalize()
+                .unwrap()
+        );
     }
 }
