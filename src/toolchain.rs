@@ -83,7 +83,8 @@ mod tests {
         let base = std::env::temp_dir().join(format!("tsume-root-{}", std::process::id()));
         let nested = base.join("outer").join("inner").join("deep");
         std::fs::create_dir_all(&nested).unwrap();
-        // No swim.toml anywhere below `base`'s parent chain that has an `hdl` folder.
+        // Nothing under `base` is a root yet (a root above `base`, outside the test, is
+        // filtered out).
         assert_eq!(find_root(&nested).filter(|r| r.starts_with(&base)), None);
         // swim.toml without hdl/ is not a root; with it, it is.
         let outer = base.join("outer");
