@@ -1684,7 +1684,14 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     let mut utilisation = BTreeMap::new();
     let mut critical_paths = Vec::new();
     let logic_depth = if netlist.exists() {
-        Some(crate::depth::logic_depth(&netlist, &top, 12)?)
+        let file = verilog.file_name().unwrap_or_default().to_string_lossy();
+        let registers = crate::depth::Registers::parse(&file, &verilog_text);
+        Some(crate::depth::logic_depth(
+            &netlist,
+            &top,
+            12,
+            Some(&registers),
+        )?)
     } else {
         None
     };

@@ -34,6 +34,8 @@ struct Cell {
     port_directions: HashMap<String, String>,
     #[serde(default)]
     connections: HashMap<String, Vec<serde_json::Value>>,
+    #[serde(default)]
+    attributes: HashMap<String, serde_json::Value>,
 }
 
 /// The deepest register groups and the worst path.
@@ -136,6 +138,67 @@ fn group_of(cell: &str) -> String {
         .join(".")
 }
 
+/// The registers of the Verilog the netlist was synthesised from, by line: a flip-flop's
+/// `src` attribute names the lines of the `always` block that writes it, and that block
+/// names the register and the module it is in. abc renames flip-flops after the logic in
+/// front of them (a mask-stage register can come out as `slide_stage_0.s_i_TRELLIS_FF_Q`),
+/// so the source line, not the cell name, says which register a flip-flop belongs to.
+pub struct Registers {
+    /// The Verilog file's name as it appears in `src` attributes (`spade.sv:`).
+    file: String,
+    /// Line number (1-based) -> `module.register` for the lines of `always` blocks.
+    by_line: HashMap<usize, String>,
+}
+
+impl Registers {
+    /// The registers of Verilog `text`, whose file name is `file`.
+    pub fn parse(file: &str, text: &str) -> Self {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut by_line = HashMap::new();
+        let mut module = String::new();
+        for (i, line) in lines.iter().enumerate() {
+            let t = line.trim_start();
+            if let Some(rest) = t.strip_prefix("module ") {
+                module = rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("")
+                    .trim_start_matches('\\')
+                    .to_string();
+            }
+            if !t.starts_with("always") {
+                continue;
+            }
+            // The first assignment of the block names the register.
+            let reg = lines[i..]
+                .iter()
+                .take(12)
+                .find_map(|l| l.split_once("<=").map(|(lhs, _)| lhs.trim()))
+                .map(|lhs| lhs.trim_start_matches('\\').trim().to_string());
+            if let Some(reg) = reg {
+                by_line.insert(i + 1, format!("{module}.{reg}"));
+            }
+        }
+        Registers {
+            file: format!("{file}:"),
+            by_line,
+        }
+    }
+
+    /// The register a flip-flop with `src` attribute `src` belongs to.
+    fn of(&self, src: &str) -> Option<&str> {
+        src.split('|').find_map(|part| {
+            let at = part.find(&self.file)?;
+            let line: usize = part[at + self.file.len()..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()?;
+            self.by_line.get(&line).map(String::as_str)
+        })
+    }
+}
+
 /// For each threshold, how many of the flip-flops' `arrivals` (in levels) exceed it.
 fn count_deeper(arrivals: &[f64], thresholds: &[u32]) -> Vec<(u32, usize)> {
     thresholds
@@ -145,8 +208,14 @@ fn count_deeper(arrivals: &[f64], thresholds: &[u32]) -> Vec<(u32, usize)> {
 }
 
 /// The logic depth of module `top` of the netlist at `path`, with the `keep` deepest
-/// register groups.
-pub fn logic_depth(path: &Path, top: &str, keep: usize) -> Result<Depth> {
+/// register groups: registers of the Verilog source when `registers` knows them (see
+/// `Registers`), otherwise groups of flip-flop names (`group_of`).
+pub fn logic_depth(
+    path: &Path,
+    top: &str,
+    keep: usize,
+    registers: Option<&Registers>,
+) -> Result<Depth> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the netlist {}", path.display()))?;
     let netlist: Netlist = serde_json::from_str(&text)
@@ -198,7 +267,13 @@ pub fn logic_depth(path: &Path, top: &str, keep: usize) -> Result<Depth> {
     ends.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut groups: Vec<(String, f64)> = Vec::new();
     for (a, i, _) in &ends {
-        let name = group_of(g.cells[*i].0);
+        let (cell_name, cell) = g.cells[*i];
+        let src = cell.attributes.get("src").and_then(|v| v.as_str());
+        let name = match (registers, src) {
+            (Some(r), Some(src)) => r.of(src).map(str::to_string),
+            _ => None,
+        }
+        .unwrap_or_else(|| group_of(cell_name));
         if groups.iter().all(|(n, _)| *n != name) {
             groups.push((name, *a));
             if groups.len() == keep {
@@ -256,7 +331,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("n.json");
         std::fs::write(&path, json).unwrap();
-        let d = logic_depth(&path, "top", 5).unwrap();
+        let d = logic_depth(&path, "top", 5, None).unwrap();
         assert_eq!(d.groups[0].0, "b");
         assert!((d.groups[0].1 - 2.35).abs() < 1e-9, "{:?}", d.groups);
         assert_eq!(d.groups[1].0, "a");
@@ -275,11 +350,32 @@ mod tests {
             count_deeper(&[2.35, 1.12], &[1, 2, 6]),
             [(1, 2), (2, 1), (6, 0)]
         );
-        assert!(logic_depth(&path, "other", 5).is_err());
+        assert!(logic_depth(&path, "other", 5, None).is_err());
         assert_eq!(
             group_of("link_top_0.view_0.rotate_0.flip_array_0.if#false_0._e_441_TRELLIS_FF_Q_3"),
             "link_top_0.view_0.rotate_0._e_441"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A flip-flop is put in the register whose `always` block its `src` attribute names,
+    /// whatever abc called the cell.
+    #[test]
+    fn registers_from_source_lines() {
+        let verilog = "module \\tsume::g::gen  (\n    input clk\n);\n    logic[80:0] \\masks ;\n\
+                       always @(posedge \\clk ) begin\n        \\masks  <= x;\n    end\n\
+                       always @(posedge \\clk ) begin\n        if (\\rst ) begin\n\
+                       \\start1  <= 0;\n        end\n    end\nendmodule\n";
+        let r = Registers::parse("spade.sv", verilog);
+        assert_eq!(
+            r.of("hdl/a.spade:3,1|/x/build/spade.sv:5.5-7.8|cells_map.v:16"),
+            Some("tsume::g::gen.masks")
+        );
+        assert_eq!(
+            r.of("/x/build/spade.sv:8.5-12.8"),
+            Some("tsume::g::gen.start1")
+        );
+        assert_eq!(r.of("/x/build/spade.sv:3.1-3.9"), None);
+        assert_eq!(r.of("hdl/a.spade:5,1"), None);
     }
 }
