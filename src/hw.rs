@@ -37,7 +37,7 @@ pub fn runtime() -> anyhow::Result<SpadeRuntime> {
         SpadeRuntimeOptions::default()
             .with_inner(|options| options.verilator_executable(verilator)),
     )
-    .map_err(|error| anyhow!("{error}"))
+    .map_err(|error| anyhow!("{error:?}"))
     .context("building the Verilator runtime for build/spade.sv")
 }
 
@@ -89,7 +89,9 @@ impl<'ctx, M: BusModel<'ctx>> Chip<'ctx, M> {
             .with_inner(|c: VerilatedModelConfig| c.enable_tracing(vcd.map(|_| Waveform::Vcd)));
         let mut model = runtime
             .create_model::<M>(&config)
-            .map_err(|error| anyhow!("{error}"))
+            // marlin's error names its cause (a failed Verilator build, a Verilog file
+            // other than the one this binary was compiled against) only in its chain.
+            .map_err(|error| anyhow!("{error:?}"))
             .with_context(|| format!("building the Verilator model of {}", M::name()))?;
         let trace = vcd.map(|path| model.open_trace(path));
         let mut chip = Self {

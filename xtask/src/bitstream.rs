@@ -1040,14 +1040,19 @@ impl Report {
             let _ = writeln!(s, "## Logic depth after synthesis\n");
             let _ = writeln!(
                 s,
-                "LUT levels in front of the deepest register groups (LUT4 = 1, PFUMX/L6MUX21 \
-                 = 0.35, carry 1 in and 0.06 along the chain; about 1.5 ns a level with \
-                 routing on an ECP5-6).\n"
+                "LUT levels in front of the deepest registers of the Verilog (LUT4 = 1, \
+                 PFUMX/L6MUX21 = 0.35, carry 1 in and 0.06 along the chain; about 1.5 ns a \
+                 level with routing on an ECP5-6), with their flip-flops and how many of \
+                 them sit behind more than 6 levels.\n"
             );
-            let _ = writeln!(s, "| register group | levels |");
-            let _ = writeln!(s, "|---|---:|");
-            for (name, levels) in &d.groups {
-                let _ = writeln!(s, "| `{name}` | {levels:.2} |");
+            let _ = writeln!(s, "| register | levels | flip-flops | behind more than 6 |");
+            let _ = writeln!(s, "|---|---:|---:|---:|");
+            for g in &d.groups {
+                let _ = writeln!(
+                    s,
+                    "| `{}` | {:.2} | {} | {} |",
+                    g.name, g.levels, g.flip_flops, g.deep
+                );
             }
             let _ = writeln!(s);
             if !d.deeper_than.is_empty() {
@@ -1850,8 +1855,11 @@ fn summary(root: &Path, r: &Report, md: &Path) {
         );
     }
     if let Some(d) = &r.logic_depth {
-        for (name, levels) in d.groups.iter().take(5) {
-            eprintln!("  logic depth {levels:5.2} levels: {name}");
+        for g in d.groups.iter().take(5) {
+            eprintln!(
+                "  logic depth {:5.2} levels: {} ({} of {} flip-flops behind more than 6)",
+                g.levels, g.name, g.deep, g.flip_flops
+            );
         }
         if !d.deeper_than.is_empty() {
             eprintln!("  flip-flops behind more than {}", deeper_than(d));

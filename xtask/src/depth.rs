@@ -38,12 +38,23 @@ struct Cell {
     attributes: HashMap<String, serde_json::Value>,
 }
 
+/// One register group: a register of the Verilog source (`Registers`), or flip-flops of
+/// one name when the source is not known.
+#[derive(Debug, Clone, Serialize)]
+pub struct Group {
+    pub name: String,
+    /// The levels in front of its deepest bit.
+    pub levels: f64,
+    pub flip_flops: usize,
+    /// Its flip-flops behind more than `DEEPER_THAN[0]` (6) levels.
+    pub deep: usize,
+}
+
 /// The deepest register groups and the worst path.
 #[derive(Debug, Clone, Serialize)]
 pub struct Depth {
-    /// Register groups (a register's name up to its flip-flop suffix), deepest first, with
-    /// the levels in front of their deepest bit.
-    pub groups: Vec<(String, f64)>,
+    /// Register groups, deepest first.
+    pub groups: Vec<Group>,
     /// The deepest path, from its end back to its start: (levels, cell type, cell).
     pub worst_path: Vec<(f64, String, String)>,
     /// How many flip-flops sit behind more than each of `DEEPER_THAN` levels: abc maps
@@ -265,7 +276,7 @@ pub fn logic_depth(
         ends.push((best.0, i, best.1));
     }
     ends.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut groups: Vec<(String, f64)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     for (a, i, _) in &ends {
         let (cell_name, cell) = g.cells[*i];
         let src = cell.attributes.get("src").and_then(|v| v.as_str());
@@ -274,13 +285,22 @@ pub fn logic_depth(
             _ => None,
         }
         .unwrap_or_else(|| group_of(cell_name));
-        if groups.iter().all(|(n, _)| *n != name) {
-            groups.push((name, *a));
-            if groups.len() == keep {
-                break;
+        let deep = usize::from(*a > f64::from(DEEPER_THAN[0]));
+        match groups.iter_mut().find(|g| g.name == name) {
+            Some(g) => {
+                g.flip_flops += 1;
+                g.deep += deep;
             }
+            None => groups.push(Group {
+                name,
+                levels: *a,
+                flip_flops: 1,
+                deep,
+            }),
         }
     }
+    // Deepest first (`ends` is sorted, so the first bit of a group is its deepest).
+    groups.truncate(keep);
     let mut worst_path = Vec::new();
     if let Some((a, i, src)) = ends.first().copied() {
         worst_path.push((a, "TRELLIS_FF".into(), g.cells[i].0.to_string()));
@@ -332,10 +352,11 @@ mod tests {
         let path = dir.join("n.json");
         std::fs::write(&path, json).unwrap();
         let d = logic_depth(&path, "top", 5, None).unwrap();
-        assert_eq!(d.groups[0].0, "b");
-        assert!((d.groups[0].1 - 2.35).abs() < 1e-9, "{:?}", d.groups);
-        assert_eq!(d.groups[1].0, "a");
-        assert!((d.groups[1].1 - 1.12).abs() < 1e-9, "{:?}", d.groups);
+        assert_eq!(d.groups[0].name, "b");
+        assert!((d.groups[0].levels - 2.35).abs() < 1e-9, "{:?}", d.groups);
+        assert_eq!((d.groups[0].flip_flops, d.groups[0].deep), (1, 0));
+        assert_eq!(d.groups[1].name, "a");
+        assert!((d.groups[1].levels - 1.12).abs() < 1e-9, "{:?}", d.groups);
         let kinds: Vec<&str> = d.worst_path.iter().map(|p| p.1.as_str()).collect();
         assert_eq!(kinds, ["TRELLIS_FF", "PFUMX", "LUT4", "LUT4", "TRELLIS_FF"]);
         // Flip-flop b is behind 2.35 levels, a behind 1.12: none deeper than the report's
