@@ -345,24 +345,15 @@ impl Hierarchy {
     /// Parse `verilog` (Spade's output: one instance per line, `MODULE INSTANCE (...`).
     pub fn parse(verilog: &str) -> Hierarchy {
         let unescape = |t: &str| t.trim_start_matches('\\').to_string();
-        let module_name = |rest: &str| {
-            unescape(
-                rest.trim_start()
-                    .split(|c: char| c.is_whitespace() || c == '(')
-                    .next()
-                    .unwrap_or(""),
-            )
-        };
         let names: std::collections::BTreeSet<String> = verilog
             .lines()
-            .filter_map(|l| l.strip_prefix("module "))
-            .map(module_name)
+            .filter_map(crate::depth::module_of)
             .collect();
         let mut instances: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
         let mut current: Option<String> = None;
         for line in verilog.lines() {
-            if let Some(rest) = line.strip_prefix("module ") {
-                current = Some(module_name(rest));
+            if let Some(name) = crate::depth::module_of(line) {
+                current = Some(name);
                 continue;
             }
             if line.starts_with("endmodule") {

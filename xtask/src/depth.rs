@@ -149,6 +149,17 @@ fn group_of(cell: &str) -> String {
         .join(".")
 }
 
+/// The module a Verilog line opens (`module \\name (`, as Spade writes it), unescaped.
+pub fn module_of(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("module ")?;
+    let name = rest
+        .trim_start()
+        .split(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("");
+    Some(name.trim_start_matches('\\').to_string())
+}
+
 /// The registers of the Verilog the netlist was synthesised from, by line: a flip-flop's
 /// `src` attribute names the lines of the `always` block that writes it, and that block
 /// names the register and the module it is in. abc renames flip-flops after the logic in
@@ -168,16 +179,10 @@ impl Registers {
         let mut by_line = HashMap::new();
         let mut module = String::new();
         for (i, line) in lines.iter().enumerate() {
-            let t = line.trim_start();
-            if let Some(rest) = t.strip_prefix("module ") {
-                module = rest
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or("")
-                    .trim_start_matches('\\')
-                    .to_string();
+            if let Some(name) = module_of(line) {
+                module = name;
             }
-            if !t.starts_with("always") {
+            if !line.trim_start().starts_with("always") {
                 continue;
             }
             // The first assignment of the block names the register.
@@ -277,6 +282,7 @@ pub fn logic_depth(
     }
     ends.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut groups: Vec<Group> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     for (a, i, _) in &ends {
         let (cell_name, cell) = g.cells[*i];
         let src = cell.attributes.get("src").and_then(|v| v.as_str());
@@ -286,17 +292,20 @@ pub fn logic_depth(
         }
         .unwrap_or_else(|| group_of(cell_name));
         let deep = usize::from(*a > f64::from(DEEPER_THAN[0]));
-        match groups.iter_mut().find(|g| g.name == name) {
-            Some(g) => {
-                g.flip_flops += 1;
-                g.deep += deep;
+        match index.get(&name) {
+            Some(&k) => {
+                groups[k].flip_flops += 1;
+                groups[k].deep += deep;
             }
-            None => groups.push(Group {
-                name,
-                levels: *a,
-                flip_flops: 1,
-                deep,
-            }),
+            None => {
+                index.insert(name.clone(), groups.len());
+                groups.push(Group {
+                    name,
+                    levels: *a,
+                    flip_flops: 1,
+                    deep,
+                });
+            }
         }
     }
     // Deepest first (`ends` is sorted, so the first bit of a group is its deepest).
