@@ -10,6 +10,7 @@
 //! Stages (logs and intermediate files under `build/bitstream/`):
 //! - synth: `synth_ecp5` of the flattened chip, the netlist that is placed and routed;
 //! - pnr: nextpnr-ecp5 (swim.toml's placer and router) with the board's LPF and the PLL's derived clock constraint;
+//!   with several seeds (`--seed 1,2`), one run per seed side by side, the fastest kept;
 //! - pack: ecppack (compressed, as the ULX3S LPF asks);
 //! - blocks: a second yosys run, beside pnr, that synthesises every unit of the link top
 //!   (pipeline stage, host link) as its own module for the per-block table
@@ -40,9 +41,20 @@ pub struct BitstreamArgs {
     /// Stop after synthesis: the per-block table and the LUT budget check, no place and route.
     #[arg(long)]
     pub synth_only: bool,
-    /// Seed of nextpnr's placer.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// Seeds of nextpnr's placer. Several (`--seed 1,2,3`) place and route the same
+    /// netlist once each, `--jobs` at a time; the bitstream and the report come from the
+    /// run with the fastest clock (against its target), and the report lists every run.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1",
+        value_name = "N[,N...]"
+    )]
+    pub seed: Vec<u64>,
+    /// Place-and-route runs at a time when several seeds are given (default: the
+    /// machine's cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// Generator clock target in MHz instead of the board's `clock_mhz` (the PLL is set
     /// for it and place and route is checked against it).
     #[arg(long, value_name = "MHZ")]
@@ -862,6 +874,8 @@ pub struct Report {
     pub utilisation: BTreeMap<String, Utilisation>,
     /// The critical path of each clock domain after routing (empty with --synth-only).
     pub critical_paths: Vec<CriticalPath>,
+    /// Every run of a seed sweep (`--seed 1,2,...`; empty for one seed).
+    pub seeds: Vec<SeedRun>,
     /// LUT levels in front of the deepest register groups, from the synthesised netlist.
     pub logic_depth: Option<crate::depth::Depth>,
     /// Wall time of each stage, in seconds.
@@ -997,6 +1011,42 @@ impl Report {
                     f.constraint,
                     if f.met() { "met" } else { "MISSED" }
                 );
+            }
+            if !self.seeds.is_empty() {
+                let _ = writeln!(s, "\n### Seeds\n");
+                let _ = writeln!(
+                    s,
+                    "The same netlist placed and routed once per seed (`--seed`); the \
+                     bitstream, the clocks above and the critical paths below are the kept \
+                     run's. Runs side by side share the machine, so their wall times are \
+                     longer than a run alone.\n"
+                );
+                let _ = writeln!(s, "| seed | slowest clock | of its target | wall time | |");
+                let _ = writeln!(s, "|---:|---:|---:|---:|---|");
+                for r in &self.seeds {
+                    let _ = match (r.fmax_mhz, r.of_target) {
+                        (Some(mhz), Some(x)) => writeln!(
+                            s,
+                            "| {} | {mhz:.2} MHz | {:.1} % | {:.0} s | {} |",
+                            r.seed,
+                            100.0 * x,
+                            r.seconds,
+                            if r.chosen {
+                                "kept"
+                            } else if x >= 1.0 {
+                                "met"
+                            } else {
+                                "missed"
+                            }
+                        ),
+                        _ => writeln!(
+                            s,
+                            "| {} | | | | did not finish: {} |",
+                            r.seed,
+                            r.error.as_deref().unwrap_or("")
+                        ),
+                    };
+                }
             }
             let _ = writeln!(s);
             if self.pnr_margin != 1.0 {
@@ -1190,6 +1240,191 @@ impl RouterWatch {
     }
 }
 
+/// `1,2,3`.
+fn seed_list(seeds: &[u64]) -> String {
+    seeds
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// One place-and-route run of a seed sweep (`--seed 1,2,...`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedRun {
+    pub seed: u64,
+    /// The clock furthest below (or least above) its target: the MHz it reached and that
+    /// over the target (none when the run did not finish).
+    pub fmax_mhz: Option<f64>,
+    pub of_target: Option<f64>,
+    /// Wall time of the run, in seconds.
+    pub seconds: f64,
+    /// The bitstream and the report come from this run.
+    pub chosen: bool,
+    /// Why the run did not finish.
+    pub error: Option<String>,
+}
+
+/// The slowest clock of a nextpnr report against its target: (achieved MHz, achieved over
+/// target).
+fn slowest_clock(report: &Path, margin: f64) -> Result<(f64, f64)> {
+    let text = std::fs::read_to_string(report)
+        .with_context(|| format!("cannot read {}", report.display()))?;
+    let parsed: NextpnrReport = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a nextpnr report", report.display()))?;
+    parsed
+        .fmax
+        .values()
+        .map(|f| Fmax::new(*f, margin))
+        .map(|f| (f.achieved, f.achieved / f.target))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .with_context(|| format!("{} names no clock domain", report.display()))
+}
+
+/// The run to keep: the one whose slowest clock is furthest above its target.
+pub fn choose_seed(runs: &mut [SeedRun]) -> Option<u64> {
+    let best = runs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.of_target.map(|x| (i, x)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)?;
+    runs[best].chosen = true;
+    Some(runs[best].seed)
+}
+
+/// Place and route of one netlist for each seed, `jobs` runs at a time.
+struct PnrSweep<'a> {
+    seeds: &'a [u64],
+    jobs: usize,
+    dir: &'a Path,
+    /// Where the kept run's nextpnr report and configuration go.
+    report: &'a Path,
+    config: &'a Path,
+    margin: f64,
+    patience: u32,
+}
+
+impl PnrSweep<'_> {
+    /// One seed writes straight into `dir` (`pnr.log`, the report, the configuration) and
+    /// gives no runs back. Several write each into `dir/seed-N/`; the fastest run's report,
+    /// configuration and log are then copied to the places of a single run. The result is
+    /// an error only when no run finished (the first failure, with its log's tail).
+    fn run(
+        &self,
+        nextpnr: &(dyn Fn(u64, &Path, &Path) -> Command + Sync),
+    ) -> (Vec<SeedRun>, Result<Duration>) {
+        let start = Instant::now();
+        let note = "nextpnr-ecp5 place and route (the per-block synthesis runs beside it)";
+        if let [seed] = self.seeds {
+            let mut cmd = nextpnr(*seed, self.report, self.config);
+            let took = watched_stage(
+                "pnr",
+                note,
+                &mut cmd,
+                &self.dir.join("pnr.log"),
+                Some(RouterWatch::new(self.patience)),
+            );
+            return (Vec::new(), took);
+        }
+        let file = |p: &Path| p.file_name().unwrap_or_default().to_owned();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let finished = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..self.jobs.clamp(1, self.seeds.len()) {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        let Some(&seed) = self.seeds.get(i) else {
+                            break;
+                        };
+                        let sub = self.dir.join(format!("seed-{seed}"));
+                        let (report, config) =
+                            (sub.join(file(self.report)), sub.join(file(self.config)));
+                        let outcome = (|| -> Result<(f64, f64, Duration)> {
+                            std::fs::create_dir_all(&sub)
+                                .with_context(|| format!("cannot create {}", sub.display()))?;
+                            for stale in [&report, &config] {
+                                if stale.exists() {
+                                    std::fs::remove_file(stale).with_context(|| {
+                                        format!("cannot remove {}", stale.display())
+                                    })?;
+                                }
+                            }
+                            let mut cmd = nextpnr(seed, &report, &config);
+                            let took = watched_stage(
+                                &format!("pnr seed {seed}"),
+                                note,
+                                &mut cmd,
+                                &sub.join("pnr.log"),
+                                Some(RouterWatch::new(self.patience)),
+                            )?;
+                            let (mhz, of_target) = slowest_clock(&report, self.margin)?;
+                            Ok((mhz, of_target, took))
+                        })();
+                        if let Ok(mut f) = finished.lock() {
+                            f.push((i, seed, outcome));
+                        }
+                    }
+                });
+            }
+        });
+        let mut finished = finished.into_inner().unwrap_or_default();
+        finished.sort_by_key(|(i, _, _)| *i);
+        let mut runs = Vec::new();
+        let mut first_error = None;
+        for (_, seed, outcome) in finished {
+            runs.push(match outcome {
+                Ok((mhz, of_target, took)) => SeedRun {
+                    seed,
+                    fmax_mhz: Some(mhz),
+                    of_target: Some(of_target),
+                    seconds: took.as_secs_f64(),
+                    chosen: false,
+                    error: None,
+                },
+                Err(e) => {
+                    let run = SeedRun {
+                        seed,
+                        fmax_mhz: None,
+                        of_target: None,
+                        seconds: 0.0,
+                        chosen: false,
+                        error: Some(e.to_string().lines().next().unwrap_or_default().to_string()),
+                    };
+                    first_error.get_or_insert(e);
+                    run
+                }
+            });
+        }
+        let Some(best) = choose_seed(&mut runs) else {
+            let e = first_error.unwrap_or_else(|| anyhow::anyhow!("no place-and-route run"));
+            return (runs, Err(e));
+        };
+        let sub = self.dir.join(format!("seed-{best}"));
+        let copies = [
+            (sub.join(file(self.report)), self.report.to_path_buf()),
+            (sub.join(file(self.config)), self.config.to_path_buf()),
+            (sub.join("pnr.log"), self.dir.join("pnr.log")),
+        ];
+        for (from, to) in copies {
+            if let Err(e) = std::fs::copy(&from, &to) {
+                let e = anyhow::Error::new(e).context(format!(
+                    "cannot copy {} to {}",
+                    from.display(),
+                    to.display()
+                ));
+                return (runs, Err(e));
+            }
+        }
+        eprintln!(
+            "  seeds {}: seed {best} kept (build/bitstream/seed-{best}/ copied to build/bitstream/)",
+            seed_list(self.seeds)
+        );
+        (runs, Ok(start.elapsed()))
+    }
+}
+
 /// Run a tool, its output into `log` and the stage's message line, with an optional
 /// watcher of the output lines that may stop it: then the fourth value is its reason.
 fn run_watched(
@@ -1331,10 +1566,7 @@ fn watched_stage(
             ),
         ));
     }
-    let shown = log
-        .file_name()
-        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
-    Ok(stage.done(&format!("log build/bitstream/{shown}")))
+    Ok(stage.done(&format!("log {}", rel(&util::project_root(), log))))
 }
 
 fn require_tools() -> Result<()> {
@@ -1474,8 +1706,19 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if args.synth_only {
         command.push_str(" --synth-only");
     }
-    if args.seed != 1 {
-        command.push_str(&format!(" --seed {}", args.seed));
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(twice) = args.seed.iter().find(|&&seed| !seen.insert(seed)) {
+        bail!("--seed: seed {twice} is given twice; give each seed once, e.g. --seed 1,2,3");
+    }
+    let jobs = match args.jobs {
+        Some(0) => {
+            bail!("--jobs 0: give the number of place-and-route runs at a time, e.g. --jobs 2")
+        }
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    if args.seed != [1] {
+        command.push_str(&format!(" --seed {}", seed_list(&args.seed)));
     }
     if let Some(mhz) = args.clock_mhz {
         command.push_str(&format!(" --clock-mhz {mhz}"));
@@ -1517,6 +1760,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let stages_file = dir.join("stages.json");
     let mut stages: Vec<(String, f64)> = Vec::new();
+    let mut seeds: Vec<SeedRun> = Vec::new();
     if args.report_only {
         let text = std::fs::read_to_string(&stages_file).with_context(|| {
             format!(
@@ -1526,6 +1770,14 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         })?;
         stages = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a list of stages", stages_file.display()))?;
+        let saved = dir.join("seeds.json");
+        if saved.exists() {
+            let text = std::fs::read_to_string(&saved)
+                .with_context(|| format!("cannot read {}", saved.display()))?;
+            seeds = serde_json::from_str(&text).with_context(|| {
+                format!("{} is not a list of place-and-route runs", saved.display())
+            })?;
+        }
     }
     // A finished stage: its wall time joins the list, which is saved at once (so that
     // --report-only finds it after an interrupted run).
@@ -1545,6 +1797,8 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     let report = dir.join("nextpnr-report.json");
     // The margin place and route ran with, kept for --report-only.
     let margin_file = dir.join("pnr-margin.json");
+    // The runs of a seed sweep, kept for --report-only.
+    let seeds_file = dir.join("seeds.json");
     let pnr_margin = pnr_margin(args, manifest.fpga.pnr_margin, &margin_file)?;
     let bit = root.join("build").join(format!("{}.bit", manifest.name));
     let verilog = root.join(&manifest.hdl.output);
@@ -1619,37 +1873,62 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
             };
             std::fs::write(&margin_file, format!("{pnr_margin}\n"))
                 .with_context(|| format!("cannot write {}", margin_file.display()))?;
-            let mut cmd = Command::new(util::tools_bin().join("nextpnr-ecp5"));
-            cmd.arg(device.nextpnr)
-                .args(["--package", &board.package])
-                .args(["--speed", &board.speed.to_string()])
-                .arg("--json")
-                .arg(&netlist)
-                .arg("--lpf")
-                .arg(&lpf)
-                // Clocks without a constraint of their own get the target, with the same
-                // margin as the derived ones (so the check's constraint / margin holds).
-                .args(["--freq", &format!("{}", board.clock_mhz * pnr_margin)])
-                .args(["--seed", &args.seed.to_string()])
-                .args(["--placer", placer])
-                // swim.toml [fpga] router (docs/bitstream.md, "Routing experiments").
-                .args(["--router", router])
-                .arg("--timing-allow-fail")
-                .arg("--report")
-                .arg(&report)
-                .arg("--textcfg")
-                .arg(&config)
-                .current_dir(&root);
-            let pnr = watched_stage(
-                "pnr",
-                "nextpnr-ecp5 place and route (the per-block synthesis runs beside it)",
-                &mut cmd,
-                &dir.join("pnr.log"),
-                Some(RouterWatch::new(args.router_patience)),
-            );
+            let nextpnr = |seed: u64, report: &Path, config: &Path| {
+                let mut cmd = Command::new(util::tools_bin().join("nextpnr-ecp5"));
+                cmd.arg(device.nextpnr)
+                    .args(["--package", &board.package])
+                    .args(["--speed", &board.speed.to_string()])
+                    .arg("--json")
+                    .arg(&netlist)
+                    .arg("--lpf")
+                    .arg(&lpf)
+                    // Clocks without a constraint of their own get the target, with the same
+                    // margin as the derived ones (so the check's constraint / margin holds).
+                    .args(["--freq", &format!("{}", board.clock_mhz * pnr_margin)])
+                    .args(["--seed", &seed.to_string()])
+                    .args(["--placer", placer])
+                    // swim.toml [fpga] router (docs/bitstream.md, "Routing experiments").
+                    .args(["--router", router])
+                    .arg("--timing-allow-fail")
+                    .arg("--report")
+                    .arg(report)
+                    .arg("--textcfg")
+                    .arg(config)
+                    .current_dir(&root);
+                cmd
+            };
+            let sweep = PnrSweep {
+                seeds: &args.seed,
+                jobs,
+                dir: &dir,
+                report: &report,
+                config: &config,
+                margin: pnr_margin,
+                patience: args.router_patience,
+            };
+            let (runs, pnr) = sweep.run(&nextpnr);
+            if runs.is_empty() {
+                if seeds_file.exists() {
+                    std::fs::remove_file(&seeds_file)
+                        .with_context(|| format!("cannot remove {}", seeds_file.display()))?;
+                }
+            } else {
+                std::fs::write(&seeds_file, serde_json::to_string_pretty(&runs)? + "\n")
+                    .with_context(|| format!("cannot write {}", seeds_file.display()))?;
+            }
+            seeds = runs;
+            let pnr_stage = if args.seed.len() == 1 {
+                "pnr (nextpnr-ecp5)".to_string()
+            } else {
+                format!(
+                    "pnr (nextpnr-ecp5, {} seeds, {} at a time)",
+                    args.seed.len(),
+                    jobs.min(args.seed.len())
+                )
+            };
             match pnr {
                 Ok(took) => {
-                    record(&mut stages, "pnr (nextpnr-ecp5)", took);
+                    record(&mut stages, &pnr_stage, took);
                     let mut cmd = Command::new(util::tools_bin().join("ecppack"));
                     cmd.arg("--compress")
                         .arg("--input")
@@ -1759,6 +2038,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         pnr_margin,
         utilisation,
         critical_paths,
+        seeds,
         logic_depth,
         stages,
         total_seconds,
@@ -1845,6 +2125,22 @@ fn summary(root: &Path, r: &Report, md: &Path) {
             if f.met() { "met" } else { "MISSED" }
         );
     }
+    for run in &r.seeds {
+        match run.fmax_mhz {
+            Some(mhz) => eprintln!(
+                "  seed {}: {mhz:.2} MHz ({:.1} % of the target), {:.0} s{}",
+                run.seed,
+                100.0 * run.of_target.unwrap_or_default(),
+                run.seconds,
+                if run.chosen { ", kept" } else { "" }
+            ),
+            None => eprintln!(
+                "  seed {}: did not finish: {}",
+                run.seed,
+                run.error.as_deref().unwrap_or("")
+            ),
+        }
+    }
     if let Some(d) = &r.logic_depth {
         for g in d.groups.iter().take(5) {
             eprintln!(
@@ -1898,6 +2194,56 @@ mod tests {
         <Cli as clap::Parser>::try_parse_from(argv)
             .expect("the options parse")
             .args
+    }
+
+    #[test]
+    fn seed_sweep_keeps_the_fastest_finished_run() {
+        assert_eq!(args(&[]).seed, vec![1]);
+        assert_eq!(args(&["--seed", "3,1,2"]).seed, vec![3, 1, 2]);
+        assert_eq!(super::seed_list(&[3, 1, 2]), "3,1,2");
+        let run = |seed, of_target: Option<f64>| super::SeedRun {
+            seed,
+            fmax_mhz: of_target.map(|x| 75.0 * x),
+            of_target,
+            seconds: 1.0,
+            chosen: false,
+            error: of_target
+                .is_none()
+                .then(|| "router1 is not converging".to_string()),
+        };
+        let mut runs = vec![
+            run(1, Some(1.03)),
+            run(2, None),
+            run(3, Some(1.06)),
+            run(4, Some(0.98)),
+        ];
+        assert_eq!(super::choose_seed(&mut runs), Some(3));
+        let kept: Vec<u64> = runs.iter().filter(|r| r.chosen).map(|r| r.seed).collect();
+        assert_eq!(kept, vec![3]);
+        let mut failed = vec![run(1, None), run(2, None)];
+        assert_eq!(super::choose_seed(&mut failed), None);
+        assert!(failed.iter().all(|r| !r.chosen));
+
+        // The slowest clock against its target, from nextpnr's report (placed and routed
+        // against 1.1 times the targets).
+        let dir = std::env::temp_dir().join(format!("tsume-seeds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let report = dir.join("nextpnr-report.json");
+        std::fs::write(
+            &report,
+            r#"{"fmax": {"clk": {"achieved": 80.0, "constraint": 82.5},
+                         "uart": {"achieved": 30.0, "constraint": 27.5}},
+                "utilization": {}}"#,
+        )
+        .unwrap();
+        let (mhz, of_target) = super::slowest_clock(&report, 1.1).unwrap();
+        // clk: 80 against 75 (1.067), uart: 30 against 25 (1.2).
+        assert_eq!(mhz, 80.0);
+        assert!((of_target - 80.0 / 75.0).abs() < 1e-9, "{of_target}");
+        std::fs::write(&report, r#"{"fmax": {}, "utilization": {}}"#).unwrap();
+        let e = super::slowest_clock(&report, 1.1).unwrap_err().to_string();
+        assert!(e.ends_with("names no clock domain"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use serde::Deserialize;
 
 /// An error that ends the program with a chosen exit code. The message (if any) is printed
@@ -159,6 +159,13 @@ pub struct Stage {
     bar: ProgressBar,
 }
 
+/// Every stage's spinner is drawn through this one, so that stages running side by side
+/// (place and route of several seeds) each keep a line of their own.
+fn stage_bars() -> &'static MultiProgress {
+    static BARS: std::sync::OnceLock<MultiProgress> = std::sync::OnceLock::new();
+    BARS.get_or_init(MultiProgress::new)
+}
+
 impl Stage {
     pub fn start(label: impl Into<String>) -> Stage {
         let label = label.into();
@@ -171,6 +178,7 @@ impl Stage {
                 .expect("valid template"),
             );
             bar.set_prefix(label.clone());
+            let bar = stage_bars().add(bar);
             bar.enable_steady_tick(Duration::from_millis(120));
             bar
         } else {
@@ -186,7 +194,7 @@ impl Stage {
     /// For a long step when the spinner is hidden (CI logs): say that it started.
     pub fn note(&self, what: &str) {
         if self.bar.is_hidden() {
-            eprintln!("  . {}: {what}", self.label);
+            stage_bars().suspend(|| eprintln!("  . {}: {what}", self.label));
         } else {
             self.bar.set_message(what.to_string());
         }
@@ -199,13 +207,15 @@ impl Stage {
     pub fn done(self, result: &str) -> Duration {
         let took = self.start.elapsed();
         self.bar.finish_and_clear();
-        eprintln!("  ✓ {}: {result} ({})", self.label, secs(took));
+        stage_bars().remove(&self.bar);
+        stage_bars().suspend(|| eprintln!("  ✓ {}: {result} ({})", self.label, secs(took)));
         took
     }
 
     pub fn fail(self) {
         self.bar.finish_and_clear();
-        eprintln!("  ✗ {} ({})", self.label, secs(self.start.elapsed()));
+        stage_bars().remove(&self.bar);
+        stage_bars().suspend(|| eprintln!("  ✗ {} ({})", self.label, secs(self.start.elapsed())));
     }
 }
 
