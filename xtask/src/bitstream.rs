@@ -1012,42 +1012,6 @@ impl Report {
                     if f.met() { "met" } else { "MISSED" }
                 );
             }
-            if !self.seeds.is_empty() {
-                let _ = writeln!(s, "\n### Seeds\n");
-                let _ = writeln!(
-                    s,
-                    "The same netlist placed and routed once per seed (`--seed`); the \
-                     bitstream, the clocks above and the critical paths below are the kept \
-                     run's. Runs side by side share the machine, so their wall times are \
-                     longer than a run alone.\n"
-                );
-                let _ = writeln!(s, "| seed | slowest clock | of its target | wall time | |");
-                let _ = writeln!(s, "|---:|---:|---:|---:|---|");
-                for r in &self.seeds {
-                    let _ = match (r.fmax_mhz, r.of_target) {
-                        (Some(mhz), Some(x)) => writeln!(
-                            s,
-                            "| {} | {mhz:.2} MHz | {:.1} % | {:.0} s | {} |",
-                            r.seed,
-                            100.0 * x,
-                            r.seconds,
-                            if r.chosen {
-                                "kept"
-                            } else if x >= 1.0 {
-                                "met"
-                            } else {
-                                "missed"
-                            }
-                        ),
-                        _ => writeln!(
-                            s,
-                            "| {} | | | | did not finish: {} |",
-                            r.seed,
-                            r.error.as_deref().unwrap_or("")
-                        ),
-                    };
-                }
-            }
             let _ = writeln!(s);
             if self.pnr_margin != 1.0 {
                 let _ = writeln!(
@@ -1076,6 +1040,43 @@ impl Report {
                     .collect::<Vec<_>>()
                     .join(" -> ")
             );
+        }
+        if !self.seeds.is_empty() {
+            let _ = writeln!(s, "## Seeds\n");
+            let _ = writeln!(
+                s,
+                "The same netlist placed and routed once per seed (`--seed`); the \
+                 bitstream, the clocks and the critical paths above are the kept \
+                 run's. Runs side by side share the machine, so their wall times are \
+                 longer than a run alone.\n"
+            );
+            let _ = writeln!(s, "| seed | slowest clock | of its target | wall time | |");
+            let _ = writeln!(s, "|---:|---:|---:|---:|---|");
+            for r in &self.seeds {
+                let _ = match (r.fmax_mhz, r.of_target) {
+                    (Some(mhz), Some(x)) => writeln!(
+                        s,
+                        "| {} | {mhz:.2} MHz | {:.1} % | {:.0} s | {} |",
+                        r.seed,
+                        100.0 * x,
+                        r.seconds,
+                        if r.chosen {
+                            "kept"
+                        } else if x >= 1.0 {
+                            "met"
+                        } else {
+                            "missed"
+                        }
+                    ),
+                    _ => writeln!(
+                        s,
+                        "| {} | | | | did not finish: {} |",
+                        r.seed,
+                        r.error.as_deref().unwrap_or("")
+                    ),
+                };
+            }
+            let _ = writeln!(s);
         }
         if let Some(d) = &self.logic_depth {
             let _ = writeln!(s, "## Logic depth after synthesis\n");
