@@ -1854,7 +1854,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
 
         if !args.synth_only {
             // A run that stops in place and route must not report the last run's results.
-            for stale in [&config, &report, &bit] {
+            for stale in [&config, &report, &bit, &seeds_file] {
                 if stale.exists() {
                     std::fs::remove_file(stale)
                         .with_context(|| format!("cannot remove {}", stale.display()))?;
@@ -1908,12 +1908,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                 patience: args.router_patience,
             };
             let (runs, pnr) = sweep.run(&nextpnr);
-            if runs.is_empty() {
-                if seeds_file.exists() {
-                    std::fs::remove_file(&seeds_file)
-                        .with_context(|| format!("cannot remove {}", seeds_file.display()))?;
-                }
-            } else {
+            if !runs.is_empty() {
                 std::fs::write(&seeds_file, serde_json::to_string_pretty(&runs)? + "\n")
                     .with_context(|| format!("cannot write {}", seeds_file.display()))?;
             }
