@@ -1266,14 +1266,29 @@ pub struct SeedRun {
     pub error: Option<String>,
 }
 
+/// nextpnr's `--report` JSON, read from `report`.
+fn read_nextpnr_report(report: &Path) -> Result<NextpnrReport> {
+    let text = std::fs::read_to_string(report)
+        .with_context(|| format!("cannot read {}", report.display()))?;
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a nextpnr report", report.display()))
+}
+
+/// Remove what an earlier run left at these paths, if anything.
+fn remove_stale(paths: &[&Path]) -> Result<()> {
+    for stale in paths {
+        if stale.exists() {
+            std::fs::remove_file(stale)
+                .with_context(|| format!("cannot remove {}", stale.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The slowest clock of a nextpnr report against its target: (achieved MHz, achieved over
 /// target).
 fn slowest_clock(report: &Path, margin: f64) -> Result<(f64, f64)> {
-    let text = std::fs::read_to_string(report)
-        .with_context(|| format!("cannot read {}", report.display()))?;
-    let parsed: NextpnrReport = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a nextpnr report", report.display()))?;
-    parsed
+    read_nextpnr_report(report)?
         .fmax
         .values()
         .map(|f| Fmax::new(*f, margin))
@@ -1345,13 +1360,7 @@ impl PnrSweep<'_> {
                         let outcome = (|| -> Result<(f64, f64, Duration)> {
                             std::fs::create_dir_all(&sub)
                                 .with_context(|| format!("cannot create {}", sub.display()))?;
-                            for stale in [&report, &config] {
-                                if stale.exists() {
-                                    std::fs::remove_file(stale).with_context(|| {
-                                        format!("cannot remove {}", stale.display())
-                                    })?;
-                                }
-                            }
+                            remove_stale(&[&report, &config])?;
                             let mut cmd = nextpnr(seed, &report, &config);
                             let took = watched_stage(
                                 &format!("pnr seed {seed}"),
@@ -1418,9 +1427,12 @@ impl PnrSweep<'_> {
                 return (runs, Err(e));
             }
         }
+        let root = util::project_root();
         eprintln!(
-            "  seeds {}: seed {best} kept (build/bitstream/seed-{best}/ copied to build/bitstream/)",
-            seed_list(self.seeds)
+            "  seeds {}: seed {best} kept ({}/ copied to {}/)",
+            seed_list(self.seeds),
+            rel(&root, &sub),
+            rel(&root, self.dir)
         );
         (runs, Ok(start.elapsed()))
     }
@@ -1760,6 +1772,8 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     let dir = root.join("build").join("bitstream");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let stages_file = dir.join("stages.json");
+    // The runs of a seed sweep, kept for --report-only.
+    let seeds_file = dir.join("seeds.json");
     let mut stages: Vec<(String, f64)> = Vec::new();
     let mut seeds: Vec<SeedRun> = Vec::new();
     if args.report_only {
@@ -1771,12 +1785,14 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         })?;
         stages = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a list of stages", stages_file.display()))?;
-        let saved = dir.join("seeds.json");
-        if saved.exists() {
-            let text = std::fs::read_to_string(&saved)
-                .with_context(|| format!("cannot read {}", saved.display()))?;
+        if seeds_file.exists() {
+            let text = std::fs::read_to_string(&seeds_file)
+                .with_context(|| format!("cannot read {}", seeds_file.display()))?;
             seeds = serde_json::from_str(&text).with_context(|| {
-                format!("{} is not a list of place-and-route runs", saved.display())
+                format!(
+                    "{} is not a list of place-and-route runs",
+                    seeds_file.display()
+                )
             })?;
         }
     }
@@ -1798,8 +1814,6 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     let report = dir.join("nextpnr-report.json");
     // The margin place and route ran with, kept for --report-only.
     let margin_file = dir.join("pnr-margin.json");
-    // The runs of a seed sweep, kept for --report-only.
-    let seeds_file = dir.join("seeds.json");
     let pnr_margin = pnr_margin(args, manifest.fpga.pnr_margin, &margin_file)?;
     let bit = root.join("build").join(format!("{}.bit", manifest.name));
     let verilog = root.join(&manifest.hdl.output);
@@ -1854,12 +1868,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
 
         if !args.synth_only {
             // A run that stops in place and route must not report the last run's results.
-            for stale in [&config, &report, &bit, &seeds_file] {
-                if stale.exists() {
-                    std::fs::remove_file(stale)
-                        .with_context(|| format!("cannot remove {}", stale.display()))?;
-                }
-            }
+            remove_stale(&[&config, &report, &bit, &seeds_file])?;
             let lpf = if pnr_margin == 1.0 {
                 constraints.clone()
             } else {
@@ -1969,10 +1978,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     let mut lut_percent = percent(total.lut4, u64::from(device.luts));
     let mut bitstream = None;
     if !args.synth_only && report.exists() {
-        let text = std::fs::read_to_string(&report)
-            .with_context(|| format!("cannot read {}", report.display()))?;
-        let parsed: NextpnrReport = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a nextpnr report", report.display()))?;
+        let parsed = read_nextpnr_report(&report)?;
         fmax = parsed
             .fmax
             .into_iter()
