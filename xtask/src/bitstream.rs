@@ -577,10 +577,7 @@ pub fn block_rows(
     blocks_of: &[String],
     units: &[(String, String)],
 ) -> Result<Vec<(String, Resources)>> {
-    let text = std::fs::read_to_string(stat)
-        .with_context(|| format!("cannot read yosys statistics {}", stat.display()))?;
-    let parsed: StatModules = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not yosys `stat -json` output", stat.display()))?;
+    let parsed: StatModules = read_json(stat, "yosys `stat -json` output")?;
     let mut by_tag: BTreeMap<String, Resources> = BTreeMap::new();
     for (module, m) in &parsed.modules {
         let name = module.trim_start_matches('\\');
@@ -661,10 +658,7 @@ struct StatDesign {
 
 /// The chip's resources from yosys' `stat -json` of the flat synthesis.
 fn design_totals(stat: &Path) -> Result<Resources> {
-    let text = std::fs::read_to_string(stat)
-        .with_context(|| format!("cannot read yosys statistics {}", stat.display()))?;
-    let parsed: StatDesign = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not yosys `stat -json` output", stat.display()))?;
+    let parsed: StatDesign = read_json(stat, "yosys `stat -json` output")?;
     Ok(Resources::from_cells(&parsed.design.num_cells_by_type))
 }
 
@@ -1266,12 +1260,16 @@ pub struct SeedRun {
     pub error: Option<String>,
 }
 
+/// A JSON file the flow wrote or reads back (`what` it should be, for the error).
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<T> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not {what}", path.display()))
+}
+
 /// nextpnr's `--report` JSON, read from `report`.
 fn read_nextpnr_report(report: &Path) -> Result<NextpnrReport> {
-    let text = std::fs::read_to_string(report)
-        .with_context(|| format!("cannot read {}", report.display()))?;
-    serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a nextpnr report", report.display()))
+    read_json(report, "a nextpnr report")
 }
 
 /// Remove what an earlier run left at these paths, if anything.
@@ -1786,14 +1784,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         stages = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a list of stages", stages_file.display()))?;
         if seeds_file.exists() {
-            let text = std::fs::read_to_string(&seeds_file)
-                .with_context(|| format!("cannot read {}", seeds_file.display()))?;
-            seeds = serde_json::from_str(&text).with_context(|| {
-                format!(
-                    "{} is not a list of place-and-route runs",
-                    seeds_file.display()
-                )
-            })?;
+            seeds = read_json(&seeds_file, "a list of place-and-route runs")?;
         }
     }
     // A finished stage: its wall time joins the list, which is saved at once (so that
