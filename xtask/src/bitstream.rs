@@ -119,15 +119,18 @@ pub struct FpgaSection {
     /// Place and route against clocks this many times the targets (1 to 2).
     #[serde(default = "default_pnr_margin")]
     pub pnr_margin: f64,
+    /// The generator clock the chip is meant to reach, in MHz (`block-fmax` checks each
+    /// block alone against it).
+    pub goal_mhz: f64,
     pub boards: BTreeMap<String, Board>,
 }
 
 /// nextpnr-ecp5's routers.
-const ROUTERS: [&str; 2] = ["router1", "router2"];
+pub(crate) const ROUTERS: [&str; 2] = ["router1", "router2"];
 
 /// A nextpnr algorithm (`what`: placer or router): the command-line choice, or swim.toml's,
 /// checked against nextpnr's `choices`; a command-line choice joins the reproducing `command`.
-fn nextpnr_choice<'a>(
+pub(crate) fn nextpnr_choice<'a>(
     what: &str,
     option: Option<&'a str>,
     manifest: &'a str,
@@ -152,7 +155,7 @@ fn default_router() -> String {
 }
 
 /// nextpnr-ecp5's placers.
-const PLACERS: [&str; 3] = ["heap", "static", "sa"];
+pub(crate) const PLACERS: [&str; 3] = ["heap", "static", "sa"];
 
 fn default_pnr_margin() -> f64 {
     1.0
@@ -657,23 +660,23 @@ struct StatDesign {
 }
 
 /// The chip's resources from yosys' `stat -json` of the flat synthesis.
-fn design_totals(stat: &Path) -> Result<Resources> {
+pub(crate) fn design_totals(stat: &Path) -> Result<Resources> {
     let parsed: StatDesign = read_json(stat, "yosys `stat -json` output")?;
     Ok(Resources::from_cells(&parsed.design.num_cells_by_type))
 }
 
 /// nextpnr's `--report` JSON.
 #[derive(Debug, Deserialize)]
-struct NextpnrReport {
-    fmax: BTreeMap<String, NextpnrFmax>,
+pub(crate) struct NextpnrReport {
+    pub(crate) fmax: BTreeMap<String, NextpnrFmax>,
     utilization: BTreeMap<String, Utilisation>,
     #[serde(default)]
-    critical_paths: Vec<NextpnrPath>,
+    pub(crate) critical_paths: Vec<NextpnrPath>,
 }
 
 /// One critical path of nextpnr's report: its clock edges and its segments.
 #[derive(Debug, Deserialize)]
-struct NextpnrPath {
+pub(crate) struct NextpnrPath {
     #[serde(default)]
     from: String,
     #[serde(default)]
@@ -732,7 +735,7 @@ pub fn block_of_cell(cell: &str) -> String {
         .join("/")
 }
 
-fn critical_path(p: &NextpnrPath) -> CriticalPath {
+pub(crate) fn critical_path(p: &NextpnrPath) -> CriticalPath {
     let mut c = CriticalPath {
         clocks: format!("{} -> {}", p.from, p.to),
         delay_ns: 0.0,
@@ -770,8 +773,8 @@ fn critical_path(p: &NextpnrPath) -> CriticalPath {
 /// One clock of nextpnr's report: the Fmax it reached and the clock it was placed and
 /// routed against.
 #[derive(Debug, Clone, Copy, Deserialize)]
-struct NextpnrFmax {
-    achieved: f64,
+pub(crate) struct NextpnrFmax {
+    pub(crate) achieved: f64,
     constraint: f64,
 }
 
@@ -1268,12 +1271,12 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<
 }
 
 /// nextpnr's `--report` JSON, read from `report`.
-fn read_nextpnr_report(report: &Path) -> Result<NextpnrReport> {
+pub(crate) fn read_nextpnr_report(report: &Path) -> Result<NextpnrReport> {
     read_json(report, "a nextpnr report")
 }
 
 /// Remove what an earlier run left at these paths, if anything.
-fn remove_stale(paths: &[&Path]) -> Result<()> {
+pub(crate) fn remove_stale(paths: &[&Path]) -> Result<()> {
     for stale in paths {
         if stale.exists() {
             std::fs::remove_file(stale)
@@ -1534,7 +1537,7 @@ fn tool_stage(label: &str, note: &str, cmd: &mut Command, log: &Path) -> Result<
 }
 
 /// `tool_stage` with a watcher that may stop the tool (the router not converging).
-fn watched_stage(
+pub(crate) fn watched_stage(
     label: &str,
     note: &str,
     cmd: &mut Command,
@@ -1580,7 +1583,7 @@ fn watched_stage(
     Ok(stage.done(&format!("log {}", rel(&util::project_root(), log))))
 }
 
-fn require_tools() -> Result<()> {
+pub(crate) fn require_tools() -> Result<()> {
     let missing = setup::FPGA_TOOLS
         .iter()
         .any(|(name, _)| !util::tools_bin().join(name).exists());

@@ -2,6 +2,7 @@
 
 mod bench;
 mod bitstream;
+mod block_fmax;
 mod chip;
 mod depth;
 mod hdl;
@@ -54,6 +55,14 @@ Tasks in detail:
           build/bitstream-report.{md,json}. Exit 1 when a tool fails, the chip does not fit
           or exceeds [fpga] max_lut_percent, or a clock misses its target. --synth-only
           stops after synthesis (area check). docs/bitstream.md.
+  block-fmax
+          Every block of the per-block table (the pipeline stages, the position store, the
+          host link) placed and routed alone on the board's device, its inputs from
+          registers and its outputs into registers, against swim.toml [fpga] goal_mhz (or
+          --mhz) times pnr_margin: LUT4, FF, Fmax and critical path per block in
+          build/block-fmax.{md,json}, logs in build/block-fmax/<block>/. About 6 minutes on
+          2 cores. A block alone is an upper bound of what it reaches in the chip.
+          Exit 1 when a block's tools fail (the other blocks are still in the table).
   run     Move lists from the chip through its host link (docs/protocol.md), with the
           driver the tests use: --port /dev/ttyUSB0 on a board (baud from swim.toml), or
           --sim on the simulated board top. --sfen or --positions FILE; --check compares
@@ -66,6 +75,7 @@ Examples:
   cargo xtask sim --engine reference --positions positions.txt --json
   cargo xtask sim --engine reference
   cargo xtask bitstream
+  cargo xtask block-fmax --only move_channels__masks --seed 2
   cargo xtask run --port /dev/ttyUSB0 --check --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'
   cargo xtask run --sim --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'";
 
@@ -97,6 +107,8 @@ enum Task {
     Bitstream(bitstream::BitstreamArgs),
     /// Move lists from the chip over its host link: a board's serial port or the simulation.
     Run(run::RunArgs),
+    /// Every block of the chip placed and routed alone: its LUT4, FF and Fmax.
+    BlockFmax(block_fmax::BlockFmaxArgs),
 }
 
 fn main() -> ExitCode {
@@ -111,6 +123,7 @@ fn main() -> ExitCode {
         Task::Bench(args) => bench::run(args),
         Task::Bitstream(args) => bitstream::run(args),
         Task::Run(args) => run::run(args),
+        Task::BlockFmax(args) => block_fmax::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

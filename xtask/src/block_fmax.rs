@@ -1,0 +1,707 @@
+//! `cargo xtask block-fmax`: every block of the chip placed and routed alone, between
+//! registers, for its own LUT4, FF and Fmax (build/block-fmax.{md,json}).
+//!
+//! The blocks are the rows of the bitstream report's per-block table (swim.toml [fpga]
+//! `blocks_of`: the pipeline stages and the host link). Each one gets a wrapper
+//! (`block_alone`, Verilog written under `build/block-fmax/<block>/`) that feeds every
+//! input bit from short shift registers (fed by one input pin) and registers every output
+//! bit, folded by an XOR onto one output pin, so that the block's logic is
+//! exactly register to register, as it is in the chip, and nothing of it can be optimised
+//! away. The wrapper goes through the bitstream's flow (yosys `synth_ecp5`, nextpnr-ecp5 on
+//! the board's device with swim.toml's placer and router) without pin constraints.
+//!
+//! A block alone has the whole device to itself and none of the chip's other wiring around
+//! it, so its Fmax is what the block can reach at best: a block below the goal cannot
+//! reach it inside the chip either, and the gap between the blocks' figures and the chip's
+//! is what the chip's wiring costs.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use serde::Serialize;
+
+use crate::bitstream::{self, CriticalPath, Hierarchy, Resources, RouterWatch};
+use crate::{hdl, util};
+
+#[derive(Debug, Args)]
+pub struct BlockFmaxArgs {
+    /// Board whose device the blocks are placed on: a table of swim.toml [fpga.boards]
+    /// (default: [fpga] board).
+    #[arg(long, value_name = "NAME")]
+    pub board: Option<String>,
+    /// The clock to check each block against, in MHz (default: swim.toml [fpga] goal_mhz).
+    /// Place and route runs against it times [fpga] pnr_margin.
+    #[arg(long, value_name = "MHZ")]
+    pub mhz: Option<f64>,
+    /// Only these blocks (their names in the table, e.g. `move_channels__masks`).
+    #[arg(long, value_delimiter = ',', value_name = "BLOCK[,BLOCK...]")]
+    pub only: Vec<String>,
+    /// Blocks at a time (default: the machine's cores).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Seed of nextpnr's placer.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+    /// nextpnr's placer (`heap`, `static` or `sa`) instead of swim.toml's [fpga] placer.
+    #[arg(long, value_name = "PLACER", value_parser = bitstream::PLACERS)]
+    pub placer: Option<String>,
+    /// nextpnr's router (`router1` or `router2`) instead of swim.toml's [fpga] router.
+    #[arg(long, value_name = "ROUTER", value_parser = bitstream::ROUTERS)]
+    pub router: Option<String>,
+}
+
+/// A port of a Spade module: its name and width in bits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Port {
+    pub name: String,
+    pub width: usize,
+    pub input: bool,
+}
+
+/// The ports of module `unit` in Spade's Verilog (`module \unit (` then one port a line:
+/// `input clk_i,`, `input[2085:0] v_i,`, `output[20:0] output__`).
+pub fn module_ports(verilog: &str, unit: &str) -> Result<Vec<Port>> {
+    let mut lines = verilog.lines();
+    lines
+        .by_ref()
+        .find(|l| crate::depth::module_of(l).as_deref() == Some(unit))
+        .with_context(|| format!("module `{unit}` not found in the Spade Verilog"))?;
+    let mut ports = Vec::new();
+    for line in lines {
+        let line = line.trim();
+        if line.starts_with(");") {
+            return Ok(ports);
+        }
+        if line.is_empty() {
+            continue;
+        }
+        let line = line.trim_end_matches(',');
+        let (input, rest) = if let Some(r) = line.strip_prefix("input") {
+            (true, r)
+        } else if let Some(r) = line.strip_prefix("output") {
+            (false, r)
+        } else {
+            bail!("module `{unit}`: cannot read the port line `{line}`");
+        };
+        let (width, name) = match rest.trim_start().strip_prefix('[') {
+            Some(r) => {
+                let (range, name) = r
+                    .split_once(']')
+                    .with_context(|| format!("module `{unit}`: port line `{line}`"))?;
+                let (hi, lo) = range
+                    .split_once(':')
+                    .with_context(|| format!("module `{unit}`: port line `{line}`"))?;
+                let (hi, lo): (usize, usize) = (
+                    hi.trim().parse().context("port range")?,
+                    lo.trim().parse().context("port range")?,
+                );
+                (hi.abs_diff(lo) + 1, name.trim())
+            }
+            None => (1, rest.trim()),
+        };
+        ports.push(Port {
+            name: name.to_string(),
+            width,
+            input,
+        });
+    }
+    bail!("module `{unit}`: its port list does not end")
+}
+
+/// Bits of one input shift register of the wrapper. One register for all the inputs would
+/// be a chain of thousands of flip-flops, each driving the next, and yowasp's yosys sorts
+/// such a chain recursively in `techmap` (its WebAssembly stack runs out at about 4,000).
+const CHAIN: usize = 128;
+
+/// The wrapper of `unit`: its clock (`clk_i`, if it has one) from the clock pin, every other
+/// input bit from shift registers of [`CHAIN`] bits fed by pin `din`, every output bit
+/// registered and the registers XORed onto pin `dout`.
+pub fn wrapper(unit: &str, ports: &[Port]) -> Result<String> {
+    let inputs: usize = ports
+        .iter()
+        .filter(|p| p.input && p.name != "clk_i")
+        .map(|p| p.width)
+        .sum();
+    let outputs: usize = ports.iter().filter(|p| !p.input).map(|p| p.width).sum();
+    if outputs == 0 {
+        bail!("module `{unit}` has no output: nothing to time");
+    }
+    let mut v = String::new();
+    let _ = writeln!(
+        v,
+        "// `{unit}` alone between registers (cargo xtask block-fmax).\n\
+         module block_alone(input clk, input din, output dout);"
+    );
+    let mut connections = Vec::new();
+    if inputs > 0 {
+        let _ = writeln!(
+            v,
+            "  // The inputs: shift registers of {CHAIN} bits, each fed by `din`.\n  \
+             reg [{}:0] in_sh;\n  genvar k;\n  generate for (k = 0; k < {inputs}; k = k + 1) \
+             begin : chain\n    if (k % {CHAIN} == 0) begin\n      always @(posedge clk) \
+             in_sh[k] <= din;\n    end else begin\n      always @(posedge clk) in_sh[k] <= \
+             in_sh[k - 1];\n    end\n  end endgenerate",
+            inputs - 1
+        );
+    }
+    let _ = writeln!(v, "  wire [{}:0] o;", outputs - 1);
+    let (mut at_in, mut at_out) = (0, 0);
+    for p in ports {
+        let (bus, at) = if p.name == "clk_i" && p.input && p.width == 1 {
+            connections.push(format!(".{}(clk)", p.name));
+            continue;
+        } else if p.input {
+            ("in_sh", &mut at_in)
+        } else {
+            ("o", &mut at_out)
+        };
+        connections.push(format!(".{}({bus}[{}:{}])", p.name, *at + p.width - 1, *at));
+        *at += p.width;
+    }
+    let _ = writeln!(v, "  \\{unit} b ({});", connections.join(", "));
+    let _ = writeln!(v, "  reg [{}:0] q;", outputs - 1);
+    let _ = writeln!(v, "  always @(posedge clk) q <= o;");
+    let _ = writeln!(v, "  assign dout = ^q;\nendmodule");
+    Ok(v)
+}
+
+/// The wrapper's constraints: its `clk` pin on the board's clock pin (the port of the board
+/// LPF's `FREQUENCY PORT` line, with that port's `LOCATE` and `IOBUF`), so that the clock
+/// enters the global network from a clock-capable pad (router2 cannot route a clock from
+/// any other), at `mhz`. Every other pin is left to the placer.
+pub fn clock_lpf(board_lpf: &str, mhz: f64) -> Result<String> {
+    let port = board_lpf
+        .lines()
+        .find_map(|line| {
+            let w: Vec<&str> = line.split_whitespace().collect();
+            (w.len() >= 3 && w[0] == "FREQUENCY" && w[1] == "PORT").then(|| w[2].to_string())
+        })
+        .context("the board's LPF has no `FREQUENCY PORT` line naming its clock pin")?;
+    let mut out = String::new();
+    for line in board_lpf.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let names_port = w.len() >= 3 && w[2].trim_end_matches(';') == port;
+        if names_port
+            && ((w[0] == "LOCATE" && w[1] == "COMP") || (w[0] == "IOBUF" && w[1] == "PORT"))
+        {
+            let _ = writeln!(out, "{}", line.replacen(&port, "\"clk\"", 1));
+        }
+    }
+    if !out.contains("LOCATE") {
+        bail!("the board's LPF has no `LOCATE COMP {port}` line: the clock pin's site is unknown");
+    }
+    // Six decimals at most: 100 x 1.1 is written 110, not 110.00000000000001.
+    let text = format!("{mhz:.6}");
+    let value = text.trim_end_matches('0').trim_end_matches('.');
+    let _ = writeln!(out, "FREQUENCY PORT \"clk\" {value} MHZ;");
+    Ok(out)
+}
+
+/// One block's row of the table.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockRun {
+    pub block: String,
+    pub unit: String,
+    /// Input and output bits of the block (the wrapper's registers).
+    pub input_bits: usize,
+    pub output_bits: usize,
+    /// The wrapper's resources after synthesis (the block, its input shift register and
+    /// its output registers).
+    pub resources: Option<Resources>,
+    /// Fmax after routing, MHz.
+    pub fmax_mhz: Option<f64>,
+    pub critical_path: Option<CriticalPath>,
+    pub synth_seconds: f64,
+    pub pnr_seconds: f64,
+    /// Why the block has no figures.
+    pub error: Option<String>,
+}
+
+/// The whole table.
+#[derive(Debug, Serialize)]
+pub struct BlockFmaxReport {
+    pub board: String,
+    pub device: String,
+    pub speed: u8,
+    pub goal_mhz: f64,
+    pub pnr_mhz: f64,
+    pub placer: String,
+    pub router: String,
+    pub seed: u64,
+    pub command: String,
+    pub blocks: Vec<BlockRun>,
+    pub total_seconds: f64,
+}
+
+struct Job<'a> {
+    tag: String,
+    unit: String,
+    ports: Vec<Port>,
+    dir: PathBuf,
+    nextpnr: &'a (dyn Fn(&Path, &Path) -> Command + Sync),
+    verilog: &'a Path,
+}
+
+impl Job<'_> {
+    fn run(&self) -> BlockRun {
+        let bits = |input: bool| -> usize {
+            self.ports
+                .iter()
+                .filter(|p| p.input == input && p.name != "clk_i")
+                .map(|p| p.width)
+                .sum()
+        };
+        let mut row = BlockRun {
+            block: self.tag.clone(),
+            unit: self.unit.clone(),
+            input_bits: bits(true),
+            output_bits: bits(false),
+            resources: None,
+            fmax_mhz: None,
+            critical_path: None,
+            synth_seconds: 0.0,
+            pnr_seconds: 0.0,
+            error: None,
+        };
+        if let Err(e) = self.steps(&mut row) {
+            row.error = Some(
+                format!("{e:#}")
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string(),
+            );
+            eprintln!("  {}: {e:#}", self.tag);
+        }
+        row
+    }
+
+    fn steps(&self, row: &mut BlockRun) -> Result<()> {
+        let dir = &self.dir;
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let (wrap, script, netlist, stat, report) = (
+            dir.join("block_alone.v"),
+            dir.join("synth.ys"),
+            dir.join("block_alone.json"),
+            dir.join("synth-stat.json"),
+            dir.join("nextpnr-report.json"),
+        );
+        bitstream::remove_stale(&[&netlist, &stat, &report])?;
+        std::fs::write(&wrap, wrapper(&self.unit, &self.ports)?)
+            .with_context(|| format!("cannot write {}", wrap.display()))?;
+        let q = |p: &Path| format!("\"{}\"", p.display());
+        let ys = format!(
+            "read_verilog -sv {}\nread_verilog {}\nsynth_ecp5 -top block_alone -run begin:coarse\n\
+             proc\nflatten -noscopeinfo\nsynth_ecp5 -top block_alone -run coarse: -json {}\n\
+             tee -q -o {} stat -json\n",
+            q(self.verilog),
+            q(&wrap),
+            q(&netlist),
+            q(&stat)
+        );
+        std::fs::write(&script, ys)
+            .with_context(|| format!("cannot write {}", script.display()))?;
+        let mut cmd = Command::new(util::tools_bin().join("yosys"));
+        cmd.arg("-q").arg("-s").arg(&script);
+        let took = bitstream::watched_stage(
+            &format!("{} synth", self.tag),
+            "yosys synth_ecp5",
+            &mut cmd,
+            &dir.join("synth.log"),
+            None,
+        )?;
+        row.synth_seconds = took.as_secs_f64();
+        row.resources = Some(bitstream::design_totals(&stat)?);
+        let mut cmd = (self.nextpnr)(&netlist, &report);
+        let took = bitstream::watched_stage(
+            &format!("{} pnr", self.tag),
+            "nextpnr-ecp5",
+            &mut cmd,
+            &dir.join("pnr.log"),
+            Some(RouterWatch::new(4)),
+        )?;
+        row.pnr_seconds = took.as_secs_f64();
+        let parsed = bitstream::read_nextpnr_report(&report)?;
+        row.fmax_mhz = parsed
+            .fmax
+            .values()
+            .map(|f| f.achieved)
+            .min_by(f64::total_cmp);
+        if row.fmax_mhz.is_none() {
+            bail!("{} names no clock domain", report.display());
+        }
+        row.critical_path = parsed
+            .critical_paths
+            .iter()
+            .map(bitstream::critical_path)
+            .find(|c| c.clocks.contains("posedge") && !c.clocks.contains("async"));
+        Ok(())
+    }
+}
+
+pub fn run(args: &BlockFmaxArgs) -> Result<()> {
+    let start = Instant::now();
+    let root = util::project_root();
+    let (manifest, board_name, board) = bitstream::load_board(&root, args.board.as_deref())?;
+    let device = bitstream::device(&board.device)?;
+    let goal = args.mhz.unwrap_or(manifest.fpga.goal_mhz);
+    if !(goal.is_finite() && goal > 0.0) {
+        bail!("--mhz {goal}: give the clock to check the blocks against, e.g. --mhz 100");
+    }
+    let jobs = match args.jobs {
+        Some(0) => bail!("--jobs 0: give the number of blocks at a time, e.g. --jobs 2"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let pnr_mhz = goal * manifest.fpga.pnr_margin;
+    let mut command = format!("cargo xtask block-fmax --board {board_name}");
+    if let Some(m) = args.mhz {
+        let _ = write!(command, " --mhz {m}");
+    }
+    if !args.only.is_empty() {
+        let _ = write!(command, " --only {}", args.only.join(","));
+    }
+    if args.seed != 1 {
+        let _ = write!(command, " --seed {}", args.seed);
+    }
+    let placer = bitstream::nextpnr_choice(
+        "placer",
+        args.placer.as_deref(),
+        &manifest.fpga.placer,
+        &bitstream::PLACERS,
+        &mut command,
+    )?;
+    let router = bitstream::nextpnr_choice(
+        "router",
+        args.router.as_deref(),
+        &manifest.fpga.router,
+        &bitstream::ROUTERS,
+        &mut command,
+    )?;
+
+    bitstream::require_tools()?;
+    hdl::run(&hdl::HdlArgs {
+        force: false,
+        root: None,
+    })?;
+    let verilog = root.join(&manifest.hdl.output);
+    let text = std::fs::read_to_string(&verilog)
+        .with_context(|| format!("cannot read {}", verilog.display()))?;
+    let mut units = bitstream::stage_units(&Hierarchy::parse(&text), &manifest.fpga.blocks_of)?;
+    if !args.only.is_empty() {
+        for name in &args.only {
+            if !units.iter().any(|(tag, _)| tag == name) {
+                bail!(
+                    "--only {name}: no such block; the blocks are {}",
+                    units
+                        .iter()
+                        .map(|(t, _)| t.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+        units.retain(|(tag, _)| args.only.contains(tag));
+    }
+    eprintln!(
+        "block-fmax: {} blocks of the chip alone on {} {} speed {}, placed and routed against \
+         {pnr_mhz:.2} MHz ({goal} MHz goal x {} margin), {jobs} at a time",
+        units.len(),
+        board.device,
+        board.package,
+        board.speed,
+        manifest.fpga.pnr_margin
+    );
+
+    let out = root.join("build").join("block-fmax");
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let board_lpf = root.join(&board.constraints);
+    let text_lpf = std::fs::read_to_string(&board_lpf).with_context(|| {
+        format!(
+            "cannot read {} (swim.toml [fpga.boards.{board_name}] constraints)",
+            board_lpf.display()
+        )
+    })?;
+    let lpf = out.join("clock.lpf");
+    std::fs::write(
+        &lpf,
+        clock_lpf(&text_lpf, pnr_mhz).with_context(|| board_lpf.display().to_string())?,
+    )
+    .with_context(|| format!("cannot write {}", lpf.display()))?;
+    let nextpnr = |netlist: &Path, report: &Path| {
+        let mut cmd = Command::new(util::tools_bin().join("nextpnr-ecp5"));
+        cmd.arg(device.nextpnr)
+            .args(["--package", &board.package])
+            .args(["--speed", &board.speed.to_string()])
+            .arg("--json")
+            .arg(netlist)
+            .arg("--lpf")
+            .arg(&lpf)
+            .args(["--seed", &args.seed.to_string()])
+            .args(["--placer", placer])
+            .args(["--router", router])
+            .arg("--timing-allow-fail")
+            .arg("--report")
+            .arg(report)
+            .current_dir(&root);
+        cmd
+    };
+    let mut queue = Vec::new();
+    for (tag, unit) in &units {
+        queue.push(Job {
+            tag: tag.clone(),
+            unit: unit.clone(),
+            ports: module_ports(&text, unit)?,
+            dir: out.join(tag),
+            nextpnr: &nextpnr,
+            verilog: &verilog,
+        });
+    }
+    // Largest first, so that the runs side by side end close together.
+    let mut order: Vec<usize> = (0..queue.len()).collect();
+    order
+        .sort_by_key(|&i| std::cmp::Reverse(queue[i].ports.iter().map(|p| p.width).sum::<usize>()));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let rows = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, queue.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(&i) = order.get(k) else { break };
+                    let row = queue[i].run();
+                    if let Ok(mut r) = rows.lock() {
+                        r.push((i, row));
+                    }
+                }
+            });
+        }
+    });
+    let mut rows = rows.into_inner().unwrap_or_default();
+    rows.sort_by_key(|(i, _)| *i);
+    let report = BlockFmaxReport {
+        board: board_name,
+        device: board.device.clone(),
+        speed: board.speed,
+        goal_mhz: goal,
+        pnr_mhz,
+        placer: placer.to_string(),
+        router: router.to_string(),
+        seed: args.seed,
+        command,
+        blocks: rows.into_iter().map(|(_, r)| r).collect(),
+        total_seconds: start.elapsed().as_secs_f64(),
+    };
+    let md = root.join("build").join("block-fmax.md");
+    let json = root.join("build").join("block-fmax.json");
+    std::fs::write(&md, markdown(&report))
+        .with_context(|| format!("cannot write {}", md.display()))?;
+    std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
+        .with_context(|| format!("cannot write {}", json.display()))?;
+    eprintln!();
+    eprintln!(
+        "  {:<30} {:>7} {:>7} {:>11} {:>9}",
+        "block", "LUT4", "FF", "Fmax alone", "of goal"
+    );
+    for b in &report.blocks {
+        match (b.resources, b.fmax_mhz) {
+            (Some(r), Some(f)) => eprintln!(
+                "  {:<30} {:>7} {:>7} {:>7.2} MHz {:>8.1} %",
+                b.block,
+                r.lut4,
+                r.ff,
+                f,
+                100.0 * f / goal
+            ),
+            _ => eprintln!(
+                "  {:<30} failed: {}",
+                b.block,
+                b.error.as_deref().unwrap_or("no figures")
+            ),
+        }
+    }
+    eprintln!(
+        "\nblock-fmax: {} ({}), {}",
+        rel(&root, &md),
+        rel(&root, &json),
+        util::secs(Duration::from_secs_f64(report.total_seconds))
+    );
+    let failed: Vec<&str> = report
+        .blocks
+        .iter()
+        .filter(|b| b.error.is_some())
+        .map(|b| b.block.as_str())
+        .collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(util::Failure::error(
+            1,
+            format!(
+                "no figures for {} (logs under {}/<block>/); the other blocks are in the table",
+                failed.join(", "),
+                rel(&root, &out)
+            ),
+        ))
+    }
+}
+
+fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).display().to_string()
+}
+
+/// The functions of the block a critical path passes through, from the wrapper's cell
+/// names (`b.identify_0.kind_at_0.x` -> `identify/kind_at`): where in the Spade source
+/// the path runs. The wrapper's own registers (`in_sh`, `q`) are left out.
+fn path_units(c: &CriticalPath) -> String {
+    let units: Vec<&str> = c
+        .blocks
+        .iter()
+        .filter_map(|b| b.strip_prefix("b/"))
+        .collect();
+    if units.is_empty() {
+        "the block's top level".into()
+    } else {
+        units
+            .iter()
+            .map(|u| format!("`{u}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The report as markdown.
+pub fn markdown(r: &BlockFmaxReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# Blocks alone: {} ({} speed grade {})\n",
+        r.board, r.device, r.speed
+    );
+    let _ = writeln!(
+        s,
+        "Each block of the chip placed and routed alone on the whole device, its inputs from \
+         registers (one shift register fed by a pin) and its outputs into registers (XORed \
+         onto a pin), against {:.2} MHz ({} MHz x the place-and-route margin); nextpnr {} \
+         placer, {}, seed {}. LUT4 and FF are the wrapper's (the block with those \
+         registers), carry cells counted as two LUT4.\n\nCommand: `{}`\n",
+        r.pnr_mhz, r.goal_mhz, r.placer, r.router, r.seed, r.command
+    );
+    let _ = writeln!(
+        s,
+        "| block | inputs | outputs | LUT4 | FF | Fmax alone | of {} MHz | critical path | synth | pnr |",
+        r.goal_mhz
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|");
+    for b in &r.blocks {
+        let (lut, ff) = b.resources.map_or(("-".into(), "-".into()), |x| {
+            (x.lut4.to_string(), x.ff.to_string())
+        });
+        let (fmax, of) = b.fmax_mhz.map_or(("-".into(), "-".into()), |f| {
+            (
+                format!("{f:.2} MHz"),
+                format!("{:.1} %", 100.0 * f / r.goal_mhz),
+            )
+        });
+        let path = match (&b.critical_path, &b.error) {
+            (_, Some(e)) => format!("failed: {e}"),
+            (Some(c), None) => format!(
+                "{:.2} ns, {} logic levels, {:.0} % routing; through {}",
+                c.delay_ns,
+                c.logic_levels,
+                100.0 * c.routing_ns / c.delay_ns.max(f64::MIN_POSITIVE),
+                path_units(c)
+            ),
+            (None, None) => "-".into(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {lut} | {ff} | {fmax} | {of} | {path} | {:.0} s | {:.0} s |",
+            b.block, b.input_bits, b.output_bits, b.synth_seconds, b.pnr_seconds
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nWall time {:.0} s. A block alone has the device and its wiring to itself: its \
+         Fmax is an upper bound of what it reaches inside the chip.",
+        r.total_seconds
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SV: &str = "module \\tsume::a::b  (\n        input clk_i,\n        input rst_i,\n        \
+                      input[3:0] x_i,\n        output[20:0] output__\n    );\nendmodule\n\
+                      module \\tsume::a::c  (\n        input[80:0] v_i,\n    ";
+
+    #[test]
+    fn ports_are_read_with_their_widths() {
+        let ports = module_ports(SV, "tsume::a::b").unwrap();
+        let got: Vec<(&str, usize, bool)> = ports
+            .iter()
+            .map(|p| (p.name.as_str(), p.width, p.input))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("clk_i", 1, true),
+                ("rst_i", 1, true),
+                ("x_i", 4, true),
+                ("output__", 21, false)
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_and_unterminated_modules_are_errors() {
+        let e = module_ports(SV, "tsume::a::zz").unwrap_err().to_string();
+        assert!(e.contains("`tsume::a::zz` not found"), "{e}");
+        let e = module_ports(SV, "tsume::a::c").unwrap_err().to_string();
+        assert!(e.contains("does not end"), "{e}");
+    }
+
+    #[test]
+    fn the_clock_pin_comes_from_the_board_lpf() {
+        let lpf =
+            std::fs::read_to_string(crate::util::project_root().join("constraints/ulx3s.lpf"))
+                .expect("constraints/ulx3s.lpf");
+        let got = clock_lpf(&lpf, 100.0 * 1.1).unwrap();
+        assert!(got.contains("LOCATE COMP \"clk\" SITE \"G2\";"), "{got}");
+        assert!(
+            got.contains("IOBUF PORT \"clk\" PULLMODE=NONE IO_TYPE=LVCMOS33;"),
+            "{got}"
+        );
+        assert!(got.contains("FREQUENCY PORT \"clk\" 110 MHZ;"), "{got}");
+        assert_eq!(got.lines().count(), 3, "{got}");
+        let e = clock_lpf("LOCATE COMP \"x\" SITE \"A1\";", 100.0).unwrap_err();
+        assert!(e.to_string().contains("no `FREQUENCY PORT`"), "{e}");
+        let e = clock_lpf("FREQUENCY PORT \"x\" 25 MHZ;", 100.0).unwrap_err();
+        assert!(e.to_string().contains("no `LOCATE COMP \"x\"`"), "{e}");
+    }
+
+    #[test]
+    fn wrapper_feeds_every_input_bit_and_registers_every_output_bit() {
+        let ports = module_ports(SV, "tsume::a::b").unwrap();
+        let v = wrapper("tsume::a::b", &ports).unwrap();
+        // rst (1) + x (4) = 5 input bits in shift registers; the clock is the pin.
+        assert!(v.contains("reg [4:0] in_sh;"), "{v}");
+        assert!(v.contains("k < 5;"), "{v}");
+        assert!(v.contains("if (k % 128 == 0)"), "{v}");
+        assert!(
+            v.contains(
+                "\\tsume::a::b b (.clk_i(clk), .rst_i(in_sh[0:0]), .x_i(in_sh[4:1]), \
+                 .output__(o[20:0]));"
+            ),
+            "{v}"
+        );
+        assert!(v.contains("reg [20:0] q;"), "{v}");
+        assert!(v.contains("assign dout = ^q;"), "{v}");
+    }
+}
