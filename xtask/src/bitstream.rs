@@ -545,7 +545,7 @@ pub fn stage_units(hierarchy: &Hierarchy, blocks_of: &[String]) -> Result<Vec<(S
 }
 
 /// A module-name-safe tag for a unit: `tsume::a::b` -> `a__b`.
-fn tag(unit: &str) -> String {
+pub(crate) fn tag(unit: &str) -> String {
     unit.trim_start_matches("tsume::")
         .chars()
         .map(|c| {

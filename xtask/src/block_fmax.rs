@@ -40,6 +40,16 @@ pub struct BlockFmaxArgs {
     /// Only these blocks (their names in the table, e.g. `move_channels__masks`).
     #[arg(long, value_delimiter = ',', value_name = "BLOCK[,BLOCK...]")]
     pub only: Vec<String>,
+    /// Any units of the Spade Verilog instead of the blocks (e.g.
+    /// `tsume::direct_cover::direct_cover`, a function inside the masks), to find which part
+    /// of a block holds its critical path.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "UNIT[,UNIT...]",
+        conflicts_with = "only"
+    )]
+    pub unit: Vec<String>,
     /// Blocks at a time (default: the machine's cores).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -391,7 +401,15 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     let verilog = root.join(&manifest.hdl.output);
     let text = std::fs::read_to_string(&verilog)
         .with_context(|| format!("cannot read {}", verilog.display()))?;
-    let mut units = bitstream::stage_units(&Hierarchy::parse(&text), &manifest.fpga.blocks_of)?;
+    let mut units = if args.unit.is_empty() {
+        bitstream::stage_units(&Hierarchy::parse(&text), &manifest.fpga.blocks_of)?
+    } else {
+        let _ = write!(command, " --unit {}", args.unit.join(","));
+        args.unit
+            .iter()
+            .map(|u| (bitstream::tag(u), u.clone()))
+            .collect()
+    };
     if !args.only.is_empty() {
         for name in &args.only {
             if !units.iter().any(|(tag, _)| tag == name) {
@@ -408,7 +426,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
         units.retain(|(tag, _)| args.only.contains(tag));
     }
     eprintln!(
-        "block-fmax: {} blocks of the chip alone on {} {} speed {}, placed and routed against \
+        "block-fmax: {} units of the chip alone on {} {} speed {}, placed and routed against \
          {pnr_mhz:.2} MHz ({goal} MHz goal x {} margin), {jobs} at a time",
         units.len(),
         board.device,
@@ -441,6 +459,8 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
             .arg(netlist)
             .arg("--lpf")
             .arg(&lpf)
+            // Only the clock pin is placed by the LPF: `din` and `dout` go anywhere.
+            .arg("--lpf-allow-unconstrained")
             .args(["--seed", &args.seed.to_string()])
             .args(["--placer", placer])
             .args(["--router", router])
