@@ -576,13 +576,25 @@ fn rel(root: &Path, p: &Path) -> String {
 
 /// The functions of the block a critical path passes through, from the wrapper's cell
 /// names (`b.identify_0.kind_at_0.x` -> `identify/kind_at`): where in the Spade source
-/// the path runs. The wrapper's own registers (`in_sh`, `q`) are left out.
+/// the path runs. The wrapper's own registers (`in_sh`, `q`) are left out, and so are
+/// Spade's branch scopes (`if#false`) and the repeats of a recursive function.
 fn path_units(c: &CriticalPath) -> String {
-    let units: Vec<&str> = c
-        .blocks
-        .iter()
-        .filter_map(|b| b.strip_prefix("b/"))
-        .collect();
+    let mut units: Vec<String> = Vec::new();
+    for b in &c.blocks {
+        let Some(path) = b.strip_prefix("b/") else {
+            continue;
+        };
+        let mut parts: Vec<&str> = Vec::new();
+        for part in path.split('/') {
+            if !part.starts_with("if#") && parts.last() != Some(&part) {
+                parts.push(part);
+            }
+        }
+        let unit = parts.join("/");
+        if units.last() != Some(&unit) {
+            units.push(unit);
+        }
+    }
     if units.is_empty() {
         "the block's top level".into()
     } else {
@@ -704,6 +716,31 @@ mod tests {
         assert!(e.to_string().contains("no `FREQUENCY PORT`"), "{e}");
         let e = clock_lpf("FREQUENCY PORT \"x\" 25 MHZ;", 100.0).unwrap_err();
         assert!(e.to_string().contains("no `LOCATE COMP \"x\"`"), "{e}");
+    }
+
+    #[test]
+    fn path_units_name_the_functions_once() {
+        let path = |blocks: &[&str]| CriticalPath {
+            clocks: String::new(),
+            delay_ns: 1.0,
+            logic_ns: 0.5,
+            routing_ns: 0.5,
+            logic_levels: 1,
+            start: String::new(),
+            end: String::new(),
+            blocks: blocks.iter().map(|b| b.to_string()).collect(),
+        };
+        let c = path(&[
+            "b/rotate/flip/if#false/flip/if#false/flip",
+            "b/rotate/flip/if#false/flip",
+            "q",
+            "b/make_beat",
+        ]);
+        assert_eq!(path_units(&c), "`rotate/flip`, `make_beat`");
+        assert_eq!(
+            path_units(&path(&["q", "din$tr_io"])),
+            "the block's top level"
+        );
     }
 
     #[test]
