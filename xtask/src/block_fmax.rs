@@ -4,7 +4,7 @@
 //! The blocks are the rows of the bitstream report's per-block table (swim.toml [fpga]
 //! `blocks_of`: the pipeline stages and the host link). Each one gets a wrapper
 //! (`block_alone`, Verilog written under `build/block-fmax/<block>/`) that feeds every
-//! input bit from short shift registers (fed by one input pin) and registers every output
+//! input bit from short shift registers (each fed by a pin) and registers every output
 //! bit, folded by an XOR onto one output pin, so that the block's logic is
 //! exactly register to register, as it is in the chip, and nothing of it can be optimised
 //! away. The wrapper goes through the bitstream's flow (yosys `synth_ecp5`, nextpnr-ecp5 on
@@ -125,11 +125,19 @@ pub fn module_ports(verilog: &str, unit: &str) -> Result<Vec<Port>> {
 /// Bits of one input shift register of the wrapper. One register for all the inputs would
 /// be a chain of thousands of flip-flops, each driving the next, and yowasp's yosys sorts
 /// such a chain recursively in `techmap` (its WebAssembly stack runs out at about 4,000).
-const CHAIN: usize = 128;
+/// Each register has a pin of its own: registers fed by the same pin would be the same
+/// register to yosys (`opt_merge` merges flip-flops with the same input, then their
+/// successors), which would make input bits copies of each other, constants of the logic.
+const CHAIN: usize = 512;
+
+/// The input pins of a wrapper with `inputs` input bits: one per shift register.
+pub fn input_pins(inputs: usize) -> usize {
+    inputs.div_ceil(CHAIN).max(1)
+}
 
 /// The wrapper of `unit`: its clock (`clk_i`, if it has one) from the clock pin, every other
-/// input bit from shift registers of [`CHAIN`] bits fed by pin `din`, every output bit
-/// registered and the registers XORed onto pin `dout`.
+/// input bit from shift registers of [`CHAIN`] bits, each fed by a pin of its own
+/// (`din[j]`), every output bit registered and the registers XORed onto pin `dout`.
 pub fn wrapper(unit: &str, ports: &[Port]) -> Result<String> {
     let inputs: usize = ports
         .iter()
@@ -144,17 +152,18 @@ pub fn wrapper(unit: &str, ports: &[Port]) -> Result<String> {
     let _ = writeln!(
         v,
         "// `{unit}` alone between registers (cargo xtask block-fmax).\n\
-         module block_alone(input clk, input din, output dout);"
+         module block_alone(input clk, input [{}:0] din, output dout);",
+        input_pins(inputs) - 1
     );
     let mut connections = Vec::new();
     if inputs > 0 {
         let _ = writeln!(
             v,
-            "  // The inputs: shift registers of {CHAIN} bits, each fed by `din`.\n  \
+            "  // The inputs: shift registers of {CHAIN} bits, each fed by a pin of its own.\n  \
              reg [{}:0] in_sh;\n  genvar k;\n  generate for (k = 0; k < {inputs}; k = k + 1) \
              begin : chain\n    if (k % {CHAIN} == 0) begin\n      always @(posedge clk) \
-             in_sh[k] <= din;\n    end else begin\n      always @(posedge clk) in_sh[k] <= \
-             in_sh[k - 1];\n    end\n  end endgenerate",
+             in_sh[k] <= din[k / {CHAIN}];\n    end else begin\n      always @(posedge clk) \
+             in_sh[k] <= in_sh[k - 1];\n    end\n  end endgenerate",
             inputs - 1
         );
     }
@@ -459,7 +468,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
             .arg(netlist)
             .arg("--lpf")
             .arg(&lpf)
-            // Only the clock pin is placed by the LPF: `din` and `dout` go anywhere.
+            // Only the clock pin is placed by the LPF: `din[]` and `dout` go anywhere.
             .arg("--lpf-allow-unconstrained")
             .args(["--seed", &args.seed.to_string()])
             .args(["--placer", placer])
@@ -617,7 +626,7 @@ pub fn markdown(r: &BlockFmaxReport) -> String {
     let _ = writeln!(
         s,
         "Each block of the chip placed and routed alone on the whole device, its inputs from \
-         registers (one shift register fed by a pin) and its outputs into registers (XORed \
+         registers (shift registers of 512 bits, each fed by a pin) and its outputs into registers (XORed \
          onto a pin), against {:.2} MHz ({} MHz x the place-and-route margin); nextpnr {} \
          placer, {}, seed {}. LUT4 and FF are the wrapper's (the block with those \
          registers), carry cells counted as two LUT4.\n\nCommand: `{}`\n",
@@ -750,7 +759,13 @@ mod tests {
         // rst (1) + x (4) = 5 input bits in shift registers; the clock is the pin.
         assert!(v.contains("reg [4:0] in_sh;"), "{v}");
         assert!(v.contains("k < 5;"), "{v}");
-        assert!(v.contains("if (k % 128 == 0)"), "{v}");
+        assert!(v.contains("if (k % 512 == 0)"), "{v}");
+        assert!(v.contains("in_sh[k] <= din[k / 512];"), "{v}");
+        assert!(v.contains("input [0:0] din"), "{v}");
+        assert_eq!(
+            (input_pins(512), input_pins(513), input_pins(11_890)),
+            (1, 2, 24)
+        );
         assert!(
             v.contains(
                 "\\tsume::a::b b (.clk_i(clk), .rst_i(in_sh[0:0]), .x_i(in_sh[4:1]), \
