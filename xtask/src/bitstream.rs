@@ -59,12 +59,8 @@ pub struct BitstreamArgs {
     /// for it and place and route is checked against it).
     #[arg(long, value_name = "MHZ")]
     pub clock_mhz: Option<f64>,
-    /// nextpnr's placer (`heap`, `static` or `sa`) instead of swim.toml's [fpga] placer.
-    #[arg(long, value_name = "PLACER", value_parser = PLACERS)]
-    pub placer: Option<String>,
-    /// nextpnr's router (`router1` or `router2`) instead of swim.toml's [fpga] router.
-    #[arg(long, value_name = "ROUTER", value_parser = ROUTERS)]
-    pub router: Option<String>,
+    #[command(flatten)]
+    pub nextpnr: NextpnrArgs,
     /// Stop place and route when the router is not converging: router2 has not reduced its
     /// overused wires for this many iterations, or router1 its arcs left to route for this
     /// many times 10,000 arcs routed; 0 never stops it.
@@ -79,6 +75,43 @@ pub struct BitstreamArgs {
     /// Rebuild the report from the outputs of the last run in build/bitstream/ (no tools run).
     #[arg(long, conflicts_with = "synth_only")]
     pub report_only: bool,
+}
+
+/// nextpnr's algorithms on the command line (`bitstream`, `block-fmax`).
+#[derive(Debug, Args)]
+pub struct NextpnrArgs {
+    /// nextpnr's placer (`heap`, `static` or `sa`) instead of swim.toml's [fpga] placer.
+    #[arg(long, value_name = "PLACER", value_parser = PLACERS)]
+    pub placer: Option<String>,
+    /// nextpnr's router (`router1` or `router2`) instead of swim.toml's [fpga] router.
+    #[arg(long, value_name = "ROUTER", value_parser = ROUTERS)]
+    pub router: Option<String>,
+}
+
+impl NextpnrArgs {
+    /// The placer and the router of this run (the command line's, or swim.toml's), each
+    /// checked; those given on the command line join the reproducing `command`.
+    pub fn choose<'a>(
+        &'a self,
+        fpga: &'a FpgaSection,
+        command: &mut String,
+    ) -> Result<(&'a str, &'a str)> {
+        let placer = nextpnr_choice(
+            "placer",
+            self.placer.as_deref(),
+            &fpga.placer,
+            &PLACERS,
+            command,
+        )?;
+        let router = nextpnr_choice(
+            "router",
+            self.router.as_deref(),
+            &fpga.router,
+            &ROUTERS,
+            command,
+        )?;
+        Ok((placer, router))
+    }
 }
 
 // ---------------------------------------------------------------- swim.toml
@@ -126,11 +159,11 @@ pub struct FpgaSection {
 }
 
 /// nextpnr-ecp5's routers.
-pub(crate) const ROUTERS: [&str; 2] = ["router1", "router2"];
+const ROUTERS: [&str; 2] = ["router1", "router2"];
 
 /// A nextpnr algorithm (`what`: placer or router): the command-line choice, or swim.toml's,
 /// checked against nextpnr's `choices`; a command-line choice joins the reproducing `command`.
-pub(crate) fn nextpnr_choice<'a>(
+fn nextpnr_choice<'a>(
     what: &str,
     option: Option<&'a str>,
     manifest: &'a str,
@@ -155,7 +188,7 @@ fn default_router() -> String {
 }
 
 /// nextpnr-ecp5's placers.
-pub(crate) const PLACERS: [&str; 3] = ["heap", "static", "sa"];
+const PLACERS: [&str; 3] = ["heap", "static", "sa"];
 
 fn default_pnr_margin() -> f64 {
     1.0
@@ -1737,20 +1770,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if let Some(mhz) = args.clock_mhz {
         command.push_str(&format!(" --clock-mhz {mhz}"));
     }
-    let placer = nextpnr_choice(
-        "placer",
-        args.placer.as_deref(),
-        &manifest.fpga.placer,
-        &PLACERS,
-        &mut command,
-    )?;
-    let router = nextpnr_choice(
-        "router",
-        args.router.as_deref(),
-        &manifest.fpga.router,
-        &ROUTERS,
-        &mut command,
-    )?;
+    let (placer, router) = args.nextpnr.choose(&manifest.fpga, &mut command)?;
     if args.router_patience != 4 {
         command.push_str(&format!(" --router-patience {}", args.router_patience));
     }

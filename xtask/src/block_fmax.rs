@@ -56,12 +56,8 @@ pub struct BlockFmaxArgs {
     /// Seed of nextpnr's placer.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub seed: u64,
-    /// nextpnr's placer (`heap`, `static` or `sa`) instead of swim.toml's [fpga] placer.
-    #[arg(long, value_name = "PLACER", value_parser = bitstream::PLACERS)]
-    pub placer: Option<String>,
-    /// nextpnr's router (`router1` or `router2`) instead of swim.toml's [fpga] router.
-    #[arg(long, value_name = "ROUTER", value_parser = bitstream::ROUTERS)]
-    pub router: Option<String>,
+    #[command(flatten)]
+    pub nextpnr: bitstream::NextpnrArgs,
 }
 
 /// A port of a Spade module: its name and width in bits.
@@ -79,7 +75,13 @@ pub fn module_ports(verilog: &str, unit: &str) -> Result<Vec<Port>> {
     lines
         .by_ref()
         .find(|l| crate::depth::module_of(l).as_deref() == Some(unit))
-        .with_context(|| format!("module `{unit}` not found in the Spade Verilog"))?;
+        .with_context(|| {
+            format!(
+                "module `{unit}` not found in the Spade Verilog: name a unit as Spade does, \
+                 e.g. `tsume::move_channels::masks` (file::function), or see the `module` \
+                 lines of build/spade.sv"
+            )
+        })?;
     let mut ports = Vec::new();
     for line in lines {
         let line = line.trim();
@@ -387,20 +389,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     if args.seed != 1 {
         let _ = write!(command, " --seed {}", args.seed);
     }
-    let placer = bitstream::nextpnr_choice(
-        "placer",
-        args.placer.as_deref(),
-        &manifest.fpga.placer,
-        &bitstream::PLACERS,
-        &mut command,
-    )?;
-    let router = bitstream::nextpnr_choice(
-        "router",
-        args.router.as_deref(),
-        &manifest.fpga.router,
-        &bitstream::ROUTERS,
-        &mut command,
-    )?;
+    let (placer, router) = args.nextpnr.choose(&manifest.fpga, &mut command)?;
 
     bitstream::require_tools()?;
     hdl::run(&hdl::HdlArgs {
