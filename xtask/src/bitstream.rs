@@ -851,13 +851,11 @@ pub fn scaled_lpf(lpf: &str, margin: f64) -> Result<String> {
             if !unit.eq_ignore_ascii_case("MHZ") {
                 bail!("LPF line `{line}`: give the frequency in MHZ");
             }
-            // Six decimals at most: 25 x 1.1 is written 27.5, not 27.500000000000004.
-            let text = format!("{:.6}", mhz * margin);
-            let value = text.trim_end_matches('0').trim_end_matches('.');
             let _ = writeln!(
                 out,
-                "FREQUENCY PORT {} {value} MHZ; # {mhz} MHz x {margin} (pnr margin)",
-                words[2]
+                "FREQUENCY PORT {} {} MHZ; # {mhz} MHz x {margin} (pnr margin)",
+                words[2],
+                util::mhz_text(mhz * margin)
             );
             scaled += 1;
         } else {
@@ -1378,46 +1376,31 @@ impl PnrSweep<'_> {
             return (Vec::new(), took);
         }
         let file = |p: &Path| p.file_name().unwrap_or_default().to_owned();
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let finished = std::sync::Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            for _ in 0..self.jobs.clamp(1, self.seeds.len()) {
-                scope.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        let Some(&seed) = self.seeds.get(i) else {
-                            break;
-                        };
-                        let sub = self.dir.join(format!("seed-{seed}"));
-                        let (report, config) =
-                            (sub.join(file(self.report)), sub.join(file(self.config)));
-                        let outcome = (|| -> Result<(f64, f64, Duration)> {
-                            std::fs::create_dir_all(&sub)
-                                .with_context(|| format!("cannot create {}", sub.display()))?;
-                            remove_stale(&[&report, &config])?;
-                            let mut cmd = nextpnr(seed, &report, &config);
-                            let took = watched_stage(
-                                &format!("pnr seed {seed}"),
-                                note,
-                                &mut cmd,
-                                &sub.join("pnr.log"),
-                                Some(RouterWatch::new(self.patience)),
-                            )?;
-                            let (mhz, of_target) = slowest_clock(&report, self.margin)?;
-                            Ok((mhz, of_target, took))
-                        })();
-                        if let Ok(mut f) = finished.lock() {
-                            f.push((i, seed, outcome));
-                        }
-                    }
-                });
-            }
+        let order: Vec<usize> = (0..self.seeds.len()).collect();
+        let finished = util::parallel_map(&order, self.jobs, |i| {
+            let seed = self.seeds[i];
+            let sub = self.dir.join(format!("seed-{seed}"));
+            let (report, config) = (sub.join(file(self.report)), sub.join(file(self.config)));
+            let outcome = (|| -> Result<(f64, f64, Duration)> {
+                std::fs::create_dir_all(&sub)
+                    .with_context(|| format!("cannot create {}", sub.display()))?;
+                remove_stale(&[&report, &config])?;
+                let mut cmd = nextpnr(seed, &report, &config);
+                let took = watched_stage(
+                    &format!("pnr seed {seed}"),
+                    note,
+                    &mut cmd,
+                    &sub.join("pnr.log"),
+                    Some(RouterWatch::new(self.patience)),
+                )?;
+                let (mhz, of_target) = slowest_clock(&report, self.margin)?;
+                Ok((mhz, of_target, took))
+            })();
+            (seed, outcome)
         });
-        let mut finished = finished.into_inner().unwrap_or_default();
-        finished.sort_by_key(|(i, _, _)| *i);
         let mut runs = Vec::new();
         let mut first_error = None;
-        for (_, seed, outcome) in finished {
+        for (seed, outcome) in finished {
             runs.push(match outcome {
                 Ok((mhz, of_target, took)) => SeedRun {
                     seed,
@@ -1465,8 +1448,8 @@ impl PnrSweep<'_> {
         eprintln!(
             "  seeds {}: seed {best} kept ({}/ copied to {}/)",
             seed_list(self.seeds),
-            rel(&root, &sub),
-            rel(&root, self.dir)
+            util::rel(&root, &sub),
+            util::rel(&root, self.dir)
         );
         (runs, Ok(start.elapsed()))
     }
@@ -1613,7 +1596,7 @@ pub(crate) fn watched_stage(
             ),
         ));
     }
-    Ok(stage.done(&format!("log {}", rel(&util::project_root(), log))))
+    Ok(stage.done(&format!("log {}", util::rel(&util::project_root(), log))))
 }
 
 pub(crate) fn require_tools() -> Result<()> {
@@ -1625,10 +1608,6 @@ pub(crate) fn require_tools() -> Result<()> {
         setup::run()?;
     }
     Ok(())
-}
-
-fn rel(root: &Path, p: &Path) -> String {
-    p.strip_prefix(root).unwrap_or(p).display().to_string()
 }
 
 /// A tool run in the background (the per-block pass runs beside place and route).
@@ -1757,13 +1736,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if let Some(twice) = args.seed.iter().find(|&&seed| !seen.insert(seed)) {
         bail!("--seed: seed {twice} is given twice; give each seed once, e.g. --seed 1,2,3");
     }
-    let jobs = match args.jobs {
-        Some(0) => {
-            bail!("--jobs 0: give the number of place-and-route runs at a time, e.g. --jobs 2")
-        }
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let jobs = util::jobs(args.jobs, "place-and-route runs")?;
     if args.seed != [1] {
         command.push_str(&format!(" --seed {}", seed_list(&args.seed)));
     }
@@ -2083,7 +2056,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                 match &bitstream {
                     Some(bit) => format!(
                         " ({} was written but does not meet the checks)",
-                        rel(&root, bit)
+                        util::rel(&root, bit)
                     ),
                     None => String::new(),
                 }
@@ -2188,12 +2161,12 @@ fn summary(root: &Path, r: &Report, md: &Path) {
         r.total_seconds
     );
     if let Some(bit) = &r.bitstream {
-        eprintln!("  bitstream: {}", rel(root, bit));
+        eprintln!("  bitstream: {}", util::rel(root, bit));
     }
     eprintln!(
         "  report: {} and {}",
-        rel(root, md),
-        rel(root, &md.with_extension("json"))
+        util::rel(root, md),
+        util::rel(root, &md.with_extension("json"))
     );
 }
 

@@ -8,7 +8,8 @@
 //! bit, folded by an XOR onto one output pin, so that the block's logic is
 //! exactly register to register, as it is in the chip, and nothing of it can be optimised
 //! away. The wrapper goes through the bitstream's flow (yosys `synth_ecp5`, nextpnr-ecp5 on
-//! the board's device with swim.toml's placer and router) without pin constraints.
+//! the board's device with swim.toml's placer and router), its clock on the board's clock
+//! pin and its other pins wherever the placer puts them.
 //!
 //! A block alone has the whole device to itself and none of the chip's other wiring around
 //! it, so its Fmax is what the block can reach at best: a block below the goal cannot
@@ -137,16 +138,27 @@ pub fn input_pins(inputs: usize) -> usize {
     inputs.div_ceil(CHAIN).max(1)
 }
 
+impl Port {
+    /// A Spade entity's clock (`clk_i`): the wrapper's clock pin, not a data input.
+    fn is_clock(&self) -> bool {
+        self.input && self.width == 1 && self.name == "clk_i"
+    }
+}
+
+/// The data bits of `ports` going in (`input`) or out: every port but the clock.
+fn data_bits(ports: &[Port], input: bool) -> usize {
+    ports
+        .iter()
+        .filter(|p| p.input == input && !p.is_clock())
+        .map(|p| p.width)
+        .sum()
+}
+
 /// The wrapper of `unit`: its clock (`clk_i`, if it has one) from the clock pin, every other
 /// input bit from shift registers of [`CHAIN`] bits, each fed by a pin of its own
 /// (`din[j]`), every output bit registered and the registers XORed onto pin `dout`.
 pub fn wrapper(unit: &str, ports: &[Port]) -> Result<String> {
-    let inputs: usize = ports
-        .iter()
-        .filter(|p| p.input && p.name != "clk_i")
-        .map(|p| p.width)
-        .sum();
-    let outputs: usize = ports.iter().filter(|p| !p.input).map(|p| p.width).sum();
+    let (inputs, outputs) = (data_bits(ports, true), data_bits(ports, false));
     if outputs == 0 {
         bail!("module `{unit}` has no output: nothing to time");
     }
@@ -172,7 +184,7 @@ pub fn wrapper(unit: &str, ports: &[Port]) -> Result<String> {
     let _ = writeln!(v, "  wire [{}:0] o;", outputs - 1);
     let (mut at_in, mut at_out) = (0, 0);
     for p in ports {
-        let (bus, at) = if p.name == "clk_i" && p.input && p.width == 1 {
+        let (bus, at) = if p.is_clock() {
             connections.push(format!(".{}(clk)", p.name));
             continue;
         } else if p.input {
@@ -215,10 +227,7 @@ pub fn clock_lpf(board_lpf: &str, mhz: f64) -> Result<String> {
     if !out.contains("LOCATE") {
         bail!("the board's LPF has no `LOCATE COMP {port}` line: the clock pin's site is unknown");
     }
-    // Six decimals at most: 100 x 1.1 is written 110, not 110.00000000000001.
-    let text = format!("{mhz:.6}");
-    let value = text.trim_end_matches('0').trim_end_matches('.');
-    let _ = writeln!(out, "FREQUENCY PORT \"clk\" {value} MHZ;");
+    let _ = writeln!(out, "FREQUENCY PORT \"clk\" {} MHZ;", util::mhz_text(mhz));
     Ok(out)
 }
 
@@ -269,18 +278,11 @@ struct Job<'a> {
 
 impl Job<'_> {
     fn run(&self) -> BlockRun {
-        let bits = |input: bool| -> usize {
-            self.ports
-                .iter()
-                .filter(|p| p.input == input && p.name != "clk_i")
-                .map(|p| p.width)
-                .sum()
-        };
         let mut row = BlockRun {
             block: self.tag.clone(),
             unit: self.unit.clone(),
-            input_bits: bits(true),
-            output_bits: bits(false),
+            input_bits: data_bits(&self.ports, true),
+            output_bits: data_bits(&self.ports, false),
             resources: None,
             fmax_mhz: None,
             critical_path: None,
@@ -373,11 +375,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     if !(goal.is_finite() && goal > 0.0) {
         bail!("--mhz {goal}: give the clock to check the blocks against, e.g. --mhz 100");
     }
-    let jobs = match args.jobs {
-        Some(0) => bail!("--jobs 0: give the number of blocks at a time, e.g. --jobs 2"),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let jobs = util::jobs(args.jobs, "blocks")?;
     let pnr_mhz = goal * manifest.fpga.pnr_margin;
     let mut command = format!("cargo xtask block-fmax --board {board_name}");
     if let Some(m) = args.mhz {
@@ -479,27 +477,16 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
             verilog: &verilog,
         });
     }
-    // Largest first, so that the runs side by side end close together.
+    // Largest first, so that the runs side by side end close together; the table keeps
+    // the blocks' order.
     let mut order: Vec<usize> = (0..queue.len()).collect();
     order
         .sort_by_key(|&i| std::cmp::Reverse(queue[i].ports.iter().map(|p| p.width).sum::<usize>()));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let rows = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, queue.len().max(1)) {
-            scope.spawn(|| {
-                loop {
-                    let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    let Some(&i) = order.get(k) else { break };
-                    let row = queue[i].run();
-                    if let Ok(mut r) = rows.lock() {
-                        r.push((i, row));
-                    }
-                }
-            });
-        }
-    });
-    let mut rows = rows.into_inner().unwrap_or_default();
+    let mut rows: Vec<(usize, BlockRun)> = order
+        .iter()
+        .copied()
+        .zip(util::parallel_map(&order, jobs, |i| queue[i].run()))
+        .collect();
     rows.sort_by_key(|(i, _)| *i);
     let report = BlockFmaxReport {
         board: board_name,
@@ -544,8 +531,8 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     }
     eprintln!(
         "\nblock-fmax: {} ({}), {}",
-        rel(&root, &md),
-        rel(&root, &json),
+        util::rel(&root, &md),
+        util::rel(&root, &json),
         util::secs(Duration::from_secs_f64(report.total_seconds))
     );
     let failed: Vec<&str> = report
@@ -562,14 +549,10 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
             format!(
                 "no figures for {} (logs under {}/<block>/); the other blocks are in the table",
                 failed.join(", "),
-                rel(&root, &out)
+                util::rel(&root, &out)
             ),
         ))
     }
-}
-
-fn rel(root: &Path, p: &Path) -> String {
-    p.strip_prefix(root).unwrap_or(p).display().to_string()
 }
 
 /// The functions of the block a critical path passes through, from the wrapper's cell

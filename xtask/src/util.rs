@@ -334,3 +334,80 @@ pub fn progress_bar(len: u64) -> ProgressBar {
         ProgressBar::hidden()
     }
 }
+
+/// Runs at a time from a `--jobs` option (`what` runs, for the error): the option, or the
+/// machine's cores; 0 is an error.
+pub fn jobs(option: Option<usize>, what: &str) -> Result<usize> {
+    match option {
+        Some(0) => {
+            anyhow::bail!("--jobs 0: give the number of {what} at a time, e.g. --jobs 2")
+        }
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+/// `f(i)` for `i` in `order`, `jobs` at a time on threads of their own; the results in the
+/// order of `order`.
+pub fn parallel_map<R: Send>(
+    order: &[usize],
+    jobs: usize,
+    f: impl Fn(usize) -> R + Sync,
+) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, order.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(&i) = order.get(k) else { break };
+                    let r = f(i);
+                    if let Ok(mut d) = done.lock() {
+                        d.push((k, r));
+                    }
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_default();
+    done.sort_by_key(|(k, _)| *k);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// A frequency in MHz for a constraint file: at most six decimals, trailing zeros dropped
+/// (100 x 1.1 is written 110, not 110.00000000000001).
+pub fn mhz_text(mhz: f64) -> String {
+    let text = format!("{mhz:.6}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// `p` relative to `root` when it lies below it.
+pub fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn parallel_map_keeps_the_order_and_runs_every_item() {
+        let order = [3, 0, 2, 1, 4];
+        for jobs in [1, 2, 8] {
+            assert_eq!(
+                super::parallel_map(&order, jobs, |i| i * 10),
+                [30, 0, 20, 10, 40]
+            );
+        }
+        assert!(super::parallel_map(&[], 2, |i| i).is_empty());
+    }
+
+    #[test]
+    fn jobs_and_mhz_text() {
+        assert_eq!(super::jobs(Some(3), "runs").unwrap(), 3);
+        assert!(super::jobs(None, "runs").unwrap() >= 1);
+        let e = super::jobs(Some(0), "blocks").unwrap_err().to_string();
+        assert!(e.contains("number of blocks at a time"), "{e}");
+        assert_eq!(super::mhz_text(100.0 * 1.1), "110");
+        assert_eq!(super::mhz_text(27.5), "27.5");
+    }
+}
