@@ -259,6 +259,17 @@ impl MovegenChip<'_> {
         (taken, ended)
     }
 
+    /// Abandon the list in flight without changing the store: `cancel` high for one
+    /// cycle, with `out_ready` high (a beat on the outputs in that cycle is taken). No beat
+    /// follows until the next load or move applied.
+    pub fn cancel(&mut self) {
+        self.model.cancel = 1;
+        self.model.out_ready = 1;
+        self.tick();
+        self.model.cancel = 0;
+        self.model.out_ready = 0;
+    }
+
     /// Read back a word of the store (combinational read port).
     pub fn read_word(&mut self, addr: u8) -> u64 {
         self.model.read_addr = addr;

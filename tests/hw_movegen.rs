@@ -2,8 +2,9 @@
 //! every legal evasion when the side to move is in check, each with its category, on the
 //! problem suite, on `../shared/data` (and the evasion positions after each of their
 //! checks) and on fresh random tsume-like positions, half of them in check (seed printed
-//! on failure; `TSUME_SEED` repeats a run); the stream under back-pressure; and lists cut
-//! short by a new position.
+//! on failure; `TSUME_SEED` repeats a run); the stream under back-pressure; lists cut
+//! short by a new position; and lists abandoned (`cancel`) at every cycle of their
+//! pipeline.
 
 mod common;
 
@@ -257,4 +258,68 @@ fn new_position_mid_list_ends_the_old_list() {
         "no list was cut short by both a load and a move"
     );
     common::assert_no_failures(&failures, "lists after a new position mid-list", seed);
+}
+
+/// Cycles after a cancel in which no beat may come: longer than the generator's pipeline
+/// and the stream's (a stale list would be streaming by then).
+const SILENCE: u64 = 60;
+
+/// A list abandoned with `cancel` (the store unchanged) at each cycle from the load to
+/// well into its moves: in the pipeline's stages, the stream's arming cycles, the drain.
+/// Not one beat may follow, not even the old list's start from a stage the cancel missed,
+/// and the next load's list is exactly the reference's.
+#[test]
+fn cancel_ends_the_list_at_every_cycle() {
+    let runtime = hw::runtime().expect("Verilator runtime");
+    let mut chip = MovegenChip::new(&runtime, None).expect("movegen_top model");
+    let seed = seed_from_env();
+    let mut generator = TsumeGenerator::new(seed ^ 0x4341_4e43);
+    let count = (common::random_count(DEFAULT_RANDOM) / 200).max(1);
+    // From the cycle after the last load word: the pipeline (a first beat 13 cycles on),
+    // then the first moves.
+    let offsets: u64 = 24;
+    let mut stats = Stats::default();
+    let (mut cancelled, mut mid_list) = (0, 0);
+    let mut failures = Vec::new();
+    for i in 0..count {
+        let pos = generator.next_position(Kind::Any);
+        for offset in 0..offsets {
+            chip.load(&pos);
+            let (taken, ended) = chip.stream_for(offset);
+            chip.cancel();
+            cancelled += 1;
+            mid_list += u64::from(taken > 0 && !ended);
+            let (after, end_after) = chip.stream_for(SILENCE);
+            if after > 0 || end_after {
+                failures.push(format!(
+                    "#{i}: `{}` cancelled {offset} cycles after its load ({taken} moves taken): \
+                     {after} moves{} followed",
+                    pos.to_sfen(),
+                    if end_after { " and an end beat" } else { "" }
+                ));
+            }
+        }
+        let next = generator.next_position(Kind::Any);
+        let diff = match chip.generate(&next, MAX_CYCLES) {
+            Ok(got) => differences(&next, &got, &mut stats),
+            Err(error) => Some(error.to_string()),
+        };
+        if let Some(diff) = diff {
+            failures.push(format!(
+                "#{i}: after `{}` cancelled, `{}`:\n    {diff}",
+                pos.to_sfen(),
+                next.to_sfen()
+            ));
+        }
+    }
+    eprintln!(
+        "{cancelled} lists cancelled at {} offsets ({mid_list} while streaming), then {count} \
+         lists checked (seed {seed})",
+        offsets
+    );
+    assert!(
+        mid_list > 0,
+        "no list was cancelled while streaming its moves"
+    );
+    common::assert_no_failures(&failures, "lists after a cancel", seed);
 }
