@@ -32,7 +32,17 @@ fn key_set(moves: &[tsume::reference::TsumeMove]) -> BTreeSet<MoveKey> {
 
 /// Differences between chip and reference on one position (empty when they agree).
 fn check(chip: &mut MovegenChip, pos: &Position, stats: &mut Stats) -> Option<String> {
-    match chip.generate(pos, MAX_CYCLES) {
+    outcome(pos, chip.generate(pos, MAX_CYCLES), stats)
+}
+
+/// Differences between the chip's answer `got` for `pos` (a list, or why none came) and
+/// the reference's.
+fn outcome(
+    pos: &Position,
+    got: anyhow::Result<hw::ChipMoves>,
+    stats: &mut Stats,
+) -> Option<String> {
+    match got {
         Ok(got) => differences(pos, &got, stats),
         Err(error) => Some(error.to_string()),
     }
@@ -237,11 +247,7 @@ fn new_position_mid_list_ends_the_old_list() {
             let got = chip.apply(mv, MAX_CYCLES);
             ("apply", first.after(mv), got)
         };
-        let diff = match got {
-            Ok(got) => differences(&pos, &got, &mut stats),
-            Err(error) => Some(error.to_string()),
-        };
-        if let Some(diff) = diff {
+        if let Some(diff) = outcome(&pos, got, &mut stats) {
             failures.push(format!(
                 "#{i}: `{}`, {taken} moves taken in {cycles} cycles, then {what} `{}`:\n    {diff}",
                 first.to_sfen(),
@@ -300,11 +306,7 @@ fn cancel_ends_the_list_at_every_cycle() {
             }
         }
         let next = generator.next_position(Kind::Any);
-        let diff = match chip.generate(&next, MAX_CYCLES) {
-            Ok(got) => differences(&next, &got, &mut stats),
-            Err(error) => Some(error.to_string()),
-        };
-        if let Some(diff) = diff {
+        if let Some(diff) = outcome(&next, chip.generate(&next, MAX_CYCLES), &mut stats) {
             failures.push(format!(
                 "#{i}: after `{}` cancelled, `{}`:\n    {diff}",
                 pos.to_sfen(),
