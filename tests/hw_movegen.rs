@@ -281,8 +281,8 @@ fn cancel_ends_the_list_at_every_cycle() {
     let seed = seed_from_env();
     let mut generator = TsumeGenerator::new(seed ^ 0x4341_4e43);
     let count = (common::random_count(DEFAULT_RANDOM) / 200).max(1);
-    // From the cycle after the last load word: the pipeline (a first beat 13 cycles on),
-    // then the first moves.
+    // From the cycle after the last load word: the pipeline and the stream's arming (the
+    // first move comes 15 cycles after the position is ready), then the first moves.
     let offsets: u64 = 24;
     let mut stats = Stats::default();
     let (mut cancelled, mut mid_list) = (0, 0);
