@@ -86,16 +86,30 @@ pub struct NextpnrArgs {
     /// nextpnr's router (`router1` or `router2`) instead of swim.toml's [fpga] router.
     #[arg(long, value_name = "ROUTER", value_parser = ROUTERS)]
     pub router: Option<String>,
+    /// Let the router rip up and route again the nets of failing paths (nextpnr's
+    /// experimental `--tmg-ripup` for router1, `--router2-tmg-ripup` for router2): more
+    /// routing time for a faster clock after routing.
+    #[arg(long)]
+    pub tmg_ripup: bool,
+}
+
+/// What `NextpnrArgs::choose` picked for a run.
+pub struct NextpnrChoice<'a> {
+    pub placer: &'a str,
+    pub router: &'a str,
+    /// Further nextpnr options of the command line.
+    pub extra: Vec<&'static str>,
 }
 
 impl NextpnrArgs {
     /// The placer and the router of this run (the command line's, or swim.toml's), each
-    /// checked; those given on the command line join the reproducing `command`.
+    /// checked, and the further options; those given on the command line join the
+    /// reproducing `command`.
     pub fn choose<'a>(
         &'a self,
         fpga: &'a FpgaSection,
         command: &mut String,
-    ) -> Result<(&'a str, &'a str)> {
+    ) -> Result<NextpnrChoice<'a>> {
         let placer = nextpnr_choice(
             "placer",
             self.placer.as_deref(),
@@ -110,7 +124,20 @@ impl NextpnrArgs {
             &ROUTERS,
             command,
         )?;
-        Ok((placer, router))
+        let mut extra = Vec::new();
+        if self.tmg_ripup {
+            command.push_str(" --tmg-ripup");
+            extra.push(if router == "router2" {
+                "--router2-tmg-ripup"
+            } else {
+                "--tmg-ripup"
+            });
+        }
+        Ok(NextpnrChoice {
+            placer,
+            router,
+            extra,
+        })
     }
 }
 
@@ -1743,7 +1770,11 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if let Some(mhz) = args.clock_mhz {
         command.push_str(&format!(" --clock-mhz {mhz}"));
     }
-    let (placer, router) = args.nextpnr.choose(&manifest.fpga, &mut command)?;
+    let NextpnrChoice {
+        placer,
+        router,
+        extra: nextpnr_extra,
+    } = args.nextpnr.choose(&manifest.fpga, &mut command)?;
     if args.router_patience != 4 {
         command.push_str(&format!(" --router-patience {}", args.router_patience));
     }
@@ -1886,6 +1917,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                     .args(["--placer", placer])
                     // swim.toml [fpga] router (docs/bitstream.md, "Routing experiments").
                     .args(["--router", router])
+                    .args(&nextpnr_extra)
                     .arg("--timing-allow-fail")
                     .arg("--report")
                     .arg(report)
@@ -2183,6 +2215,39 @@ mod tests {
         <Cli as clap::Parser>::try_parse_from(argv)
             .expect("the options parse")
             .args
+    }
+
+    #[test]
+    fn tmg_ripup_reaches_the_chosen_router_and_the_command() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let (manifest, _, _) = super::load_board(&root, None).expect("swim.toml loads");
+        let cases: [(&[&str], &str, &[&str], &str); 3] = [
+            (&[], &manifest.fpga.router, &[], ""),
+            (
+                &["--tmg-ripup", "--router", "router1"],
+                "router1",
+                &["--tmg-ripup"],
+                " --router router1 --tmg-ripup",
+            ),
+            (
+                &["--router", "router2", "--tmg-ripup"],
+                "router2",
+                &["--router2-tmg-ripup"],
+                " --router router2 --tmg-ripup",
+            ),
+        ];
+        for (options, router, extra, added) in cases {
+            let a = args(options);
+            let mut command = String::from("cargo xtask bitstream");
+            let chosen = a.nextpnr.choose(&manifest.fpga, &mut command).unwrap();
+            assert_eq!(chosen.router, router, "{options:?}");
+            assert_eq!(chosen.extra, extra, "{options:?}");
+            assert_eq!(
+                command,
+                format!("cargo xtask bitstream{added}"),
+                "{options:?}"
+            );
+        }
     }
 
     #[test]

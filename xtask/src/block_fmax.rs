@@ -387,7 +387,11 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     if args.seed != 1 {
         let _ = write!(command, " --seed {}", args.seed);
     }
-    let (placer, router) = args.nextpnr.choose(&manifest.fpga, &mut command)?;
+    let bitstream::NextpnrChoice {
+        placer,
+        router,
+        extra: nextpnr_extra,
+    } = args.nextpnr.choose(&manifest.fpga, &mut command)?;
 
     bitstream::require_tools()?;
     hdl::run(&hdl::HdlArgs {
@@ -460,6 +464,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
             .args(["--seed", &args.seed.to_string()])
             .args(["--placer", placer])
             .args(["--router", router])
+            .args(&nextpnr_extra)
             .arg("--timing-allow-fail")
             .arg("--report")
             .arg(report)
