@@ -101,6 +101,16 @@ pub struct NextpnrChoice<'a> {
     pub extra: Vec<&'static str>,
 }
 
+impl NextpnrChoice<'_> {
+    /// The choice as nextpnr-ecp5 options: placer, router (swim.toml [fpga] router;
+    /// docs/bitstream.md, "Routing experiments") and the further ones.
+    pub fn options(&self) -> Vec<&str> {
+        let mut options = vec!["--placer", self.placer, "--router", self.router];
+        options.extend(self.extra.iter().copied());
+        options
+    }
+}
+
 impl NextpnrArgs {
     /// The placer and the router of this run (the command line's, or swim.toml's), each
     /// checked, and the further options; those given on the command line join the
@@ -1770,11 +1780,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if let Some(mhz) = args.clock_mhz {
         command.push_str(&format!(" --clock-mhz {mhz}"));
     }
-    let NextpnrChoice {
-        placer,
-        router,
-        extra: nextpnr_extra,
-    } = args.nextpnr.choose(&manifest.fpga, &mut command)?;
+    let chosen = args.nextpnr.choose(&manifest.fpga, &mut command)?;
     if args.router_patience != 4 {
         command.push_str(&format!(" --router-patience {}", args.router_patience));
     }
@@ -1914,10 +1920,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                     // margin as the derived ones (so the check's constraint / margin holds).
                     .args(["--freq", &format!("{}", board.clock_mhz * pnr_margin)])
                     .args(["--seed", &seed.to_string()])
-                    .args(["--placer", placer])
-                    // swim.toml [fpga] router (docs/bitstream.md, "Routing experiments").
-                    .args(["--router", router])
-                    .args(&nextpnr_extra)
+                    .args(chosen.options())
                     .arg("--timing-allow-fail")
                     .arg("--report")
                     .arg(report)
@@ -2241,7 +2244,9 @@ mod tests {
             let mut command = String::from("cargo xtask bitstream");
             let chosen = a.nextpnr.choose(&manifest.fpga, &mut command).unwrap();
             assert_eq!(chosen.router, router, "{options:?}");
-            assert_eq!(chosen.extra, extra, "{options:?}");
+            let mut expected = vec!["--placer", chosen.placer, "--router", router];
+            expected.extend(extra);
+            assert_eq!(chosen.options(), expected, "{options:?}");
             assert_eq!(
                 command,
                 format!("cargo xtask bitstream{added}"),

@@ -387,11 +387,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     if args.seed != 1 {
         let _ = write!(command, " --seed {}", args.seed);
     }
-    let bitstream::NextpnrChoice {
-        placer,
-        router,
-        extra: nextpnr_extra,
-    } = args.nextpnr.choose(&manifest.fpga, &mut command)?;
+    let chosen = args.nextpnr.choose(&manifest.fpga, &mut command)?;
 
     bitstream::require_tools()?;
     hdl::run(&hdl::HdlArgs {
@@ -462,9 +458,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
             // Only the clock pin is placed by the LPF: `din[]` and `dout` go anywhere.
             .arg("--lpf-allow-unconstrained")
             .args(["--seed", &args.seed.to_string()])
-            .args(["--placer", placer])
-            .args(["--router", router])
-            .args(&nextpnr_extra)
+            .args(chosen.options())
             .arg("--timing-allow-fail")
             .arg("--report")
             .arg(report)
@@ -499,8 +493,8 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
         speed: board.speed,
         goal_mhz: goal,
         pnr_mhz,
-        placer: placer.to_string(),
-        router: router.to_string(),
+        placer: chosen.placer.to_string(),
+        router: chosen.router.to_string(),
         seed: args.seed,
         command,
         blocks: rows.into_iter().map(|(_, r)| r).collect(),
