@@ -3,8 +3,8 @@
 //! problem suite, on `../shared/data` (and the evasion positions after each of their
 //! checks) and on fresh random tsume-like positions, half of them in check (seed printed
 //! on failure; `TSUME_SEED` repeats a run); the stream under back-pressure; lists cut
-//! short by a new position; and lists abandoned (`cancel`) at every cycle of their
-//! pipeline.
+//! short by a new position; lists abandoned (`cancel`) at every cycle of their
+//! pipeline; and thousands of pawn-drop-mate positions, every kind of taker among them.
 
 mod common;
 
@@ -162,6 +162,210 @@ fn move_generator_matches_reference() {
     eprintln!("{} (seed {seed})", stats.checks.line("checks"));
     eprintln!("{} (seed {seed})", stats.evasions.line("evasions"));
     common::assert_no_failures(&failures, "positions disagree with the reference", seed);
+}
+
+/// Pawn-drop-mate positions by the thousand: the defending king with the square in front
+/// of it empty, a pawn in the attacker's hand, an attacking piece guarding that square
+/// most of the time, escape squares taken or covered at random, and the defender's
+/// possible takers of the pawn next to the square, a knight's jump away or sliding from
+/// far along its lines, some of them pinned against their king on its rank, diagonals or
+/// file. The chip must give exactly the reference's checks, the pawn drop included or
+/// left out; both outcomes must be common, so the test fails if the positions stop
+/// exercising the rule.
+#[test]
+fn pawn_drop_mate_matches_reference() {
+    let runtime = hw::runtime().expect("Verilator runtime");
+    let mut chip = MovegenChip::new(&runtime, None).expect("movegen_top model");
+    let seed = seed_from_env();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x7061_776e);
+    let count = common::random_count(DEFAULT_RANDOM) / 4;
+    let mut stats = Stats::default();
+    let mut failures = Vec::new();
+    let (mut mates, mut legal) = (0usize, 0usize);
+    for i in 0..count {
+        let (pos, drop) = pawn_drop_position(&mut rng);
+        let listed = tsume_moves(&pos)
+            .moves
+            .iter()
+            .any(|m| m.mv.to_usi() == drop);
+        if listed {
+            legal += 1;
+        } else {
+            mates += 1;
+        }
+        if let Some(diff) = check(&mut chip, &pos, &mut stats) {
+            failures.push(format!(
+                "pawn drop #{i} ({drop}) `{}`:\n    {diff}",
+                pos.to_sfen()
+            ));
+        }
+    }
+    eprintln!("{count} pawn-drop positions: {mates} drops that mate, {legal} legal (seed {seed})");
+    common::assert_no_failures(
+        &failures,
+        "pawn-drop positions disagree with the reference",
+        seed,
+    );
+    assert!(
+        mates >= count / 20 && legal >= count / 20,
+        "the pawn-drop positions no longer exercise the rule: {mates} mates, {legal} legal drops \
+         in {count} (seed {seed})"
+    );
+}
+
+/// A random position for `pawn_drop_mate_matches_reference` (Black to move, not in
+/// check, a pawn in hand and none on the king's file) and the USI of its checking pawn
+/// drop.
+fn pawn_drop_position(rng: &mut rand::rngs::StdRng) -> (Position, String) {
+    // (file index 0..9 = file 1..9, rank index 0..9 = rank a..i); Black moves towards rank a.
+    type Board = [[Option<&'static str>; 9]; 9];
+    const DIRS: [(i8, i8); 8] = [
+        (0, -1),
+        (1, -1),
+        (1, 0),
+        (1, 1),
+        (0, 1),
+        (-1, 1),
+        (-1, 0),
+        (-1, -1),
+    ];
+    let on = |f: i8, r: i8| (0..9).contains(&f) && (0..9).contains(&r);
+    loop {
+        let mut b: Board = [[None; 9]; 9];
+        // Mostly on the edge, where a few pieces take every escape square.
+        let kf = if rng.random_bool(0.3) {
+            [0, 8][rng.random_range(0..2)]
+        } else {
+            rng.random_range(0..9i8)
+        };
+        let kr = if rng.random_bool(0.7) {
+            0
+        } else {
+            rng.random_range(1..6i8)
+        };
+        let (pf, pr) = (kf, kr + 1);
+        b[kf as usize][kr as usize] = Some("k");
+        let put = |b: &mut Board, f: i8, r: i8, piece: &'static str| {
+            if on(f, r) && (f, r) != (pf, pr) && b[f as usize][r as usize].is_none() {
+                b[f as usize][r as usize] = Some(piece);
+            }
+        };
+        // A guard of the square, so the king cannot take the pawn.
+        if rng.random_bool(0.95) {
+            let side = if rng.random_bool(0.5) { 1 } else { -1 };
+            match rng.random_range(0..6) {
+                0 => put(&mut b, pf, pr + 1, "G"),
+                1 => put(&mut b, pf + side, pr + 1, "S"),
+                2 => put(&mut b, pf, pr + rng.random_range(1..4), "L"),
+                3 => put(&mut b, pf + side, pr + 2, "N"),
+                4 => {
+                    let d = rng.random_range(1..4);
+                    put(&mut b, pf + side * d, pr + d, "B");
+                }
+                _ => put(&mut b, pf + side, pr, "+R"),
+            }
+        }
+        // The king's other neighbours: mostly its own pieces that cannot take on the square
+        // (pawns, lances and knights beside the king), so that the drop often mates.
+        for &(df, dr) in &DIRS {
+            if rng.random_bool(0.85) {
+                let own = ["p", "p", "l", "l", "n", "s", "g", "+p"][rng.random_range(0..8)];
+                put(&mut b, kf + df, kr + dr, own);
+            }
+        }
+        // Attacking pieces near the king, covering escape squares.
+        for _ in 0..rng.random_range(0..4) {
+            let piece = ["G", "S", "+R", "+B", "B", "R", "N"][rng.random_range(0..7)];
+            put(
+                &mut b,
+                kf + rng.random_range(-3..4),
+                kr + rng.random_range(-2..4),
+                piece,
+            );
+        }
+        // The defender's possible takers, none to two: next to the square, a knight's
+        // jump from it, or sliding along one of its lines from farther away.
+        let takers = match rng.random_range(0..10) {
+            0..4 => 0,
+            4..8 => 1,
+            _ => 2,
+        };
+        for _ in 0..takers {
+            let (df, dr) = DIRS[rng.random_range(1..8)];
+            let diagonal = df != 0 && dr != 0;
+            let slider = if diagonal { ["b", "+b"] } else { ["r", "+r"] }[rng.random_range(0..2)];
+            match rng.random_range(0..10) {
+                0..3 => {
+                    let piece = [slider, "g", "s", "+p"][rng.random_range(0..4)];
+                    put(&mut b, pf + df, pr + dr, piece);
+                }
+                3 => put(&mut b, pf + [1, -1][rng.random_range(0..2)], pr - 2, "n"),
+                _ => {
+                    let d = rng.random_range(2..9);
+                    put(&mut b, pf + df * d, pr + dr * d, slider);
+                }
+            }
+        }
+        // Pins: an attacking slider beyond a defending piece on one of the king's lines.
+        if rng.random_bool(0.6) {
+            // The king's file (through the square) a quarter of the time.
+            let (df, dr) = if rng.random_bool(0.25) {
+                (0, 1)
+            } else {
+                DIRS[rng.random_range(0..8)]
+            };
+            let near = rng.random_range(1..3);
+            let far = near + rng.random_range(1..5);
+            let diagonal = df != 0 && dr != 0;
+            let slider = if diagonal {
+                ["B", "+B"][rng.random_range(0..2)]
+            } else {
+                ["R", "+R"][rng.random_range(0..2)]
+            };
+            if rng.random_bool(0.7) {
+                let piece = ["g", "s", "r", "b", "+r", "+b", "n"][rng.random_range(0..7)];
+                put(&mut b, kf + df * near, kr + dr * near, piece);
+            }
+            put(&mut b, kf + df * far, kr + dr * far, slider);
+        }
+        // Occasionally the attacker's own king, far from the action.
+        if rng.random_bool(0.3) {
+            put(&mut b, rng.random_range(0..9), 8, "K");
+        }
+        // SFEN ranks a to i, each from file 9 to file 1, runs of empty squares as digits.
+        let rows: Vec<String> = (0..9)
+            .map(|r| {
+                let mut row = String::new();
+                let mut gap = 0;
+                for file in b.iter().rev() {
+                    match file[r] {
+                        Some(piece) => {
+                            if gap > 0 {
+                                row.push_str(&gap.to_string());
+                                gap = 0;
+                            }
+                            row.push_str(piece);
+                        }
+                        None => gap += 1,
+                    }
+                }
+                if gap > 0 {
+                    row.push_str(&gap.to_string());
+                }
+                row
+            })
+            .collect();
+        let hand = ["P", "PG", "PS", "2PN", "PL", "PB"][rng.random_range(0..6)];
+        let sfen = format!("{} b {hand} 1", rows.join("/"));
+        // Positions the rules reject (dead pieces, double pawns, the side not to move in
+        // check) and Black in check are drawn again.
+        if let Ok(pos) = Position::from_sfen(&sfen)
+            && !pos.in_check()
+        {
+            let drop = format!("P*{}{}", pf + 1, char::from(b'a' + pr as u8));
+            return (pos, drop);
+        }
+    }
 }
 
 /// The stream under back-pressure: the consumer is ready in a random half of the cycles,
