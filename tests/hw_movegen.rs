@@ -15,6 +15,7 @@ use tsume::position::Position;
 use tsume::random::{Kind, TsumeGenerator, seed_from_env};
 
 use rand::{Rng, SeedableRng};
+use rsshogi::types::Square;
 use tsume::reference::{Mode, tsume_moves};
 
 const DEFAULT_RANDOM: usize = 10_000;
@@ -362,7 +363,7 @@ fn pawn_drop_position(rng: &mut rand::rngs::StdRng) -> (Position, String) {
         if let Ok(pos) = Position::from_sfen(&sfen)
             && !pos.in_check()
         {
-            let drop = format!("P*{}{}", pf + 1, char::from(b'a' + pr as u8));
+            let drop = format!("P*{}", Square::new(pf * 9 + pr).to_usi());
             return (pos, drop);
         }
     }
