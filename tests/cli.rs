@@ -308,6 +308,26 @@ fn unknown_options_and_missing_files_are_errors() {
     assert!(out.stdout.is_empty());
 }
 
+#[test]
+fn a_bad_abc9_script_is_refused_before_any_tool_runs() {
+    for (task, script, says) in [
+        ("block-fmax", "", "is empty"),
+        ("bitstream", "&if,-v", "`,` cannot be passed"),
+    ] {
+        let out = Command::new(xtask())
+            .args([task, "--abc9-script", script])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run xtask");
+        let err = text(&out.stderr);
+        assert!(!out.status.success(), "{task}: {err}");
+        assert!(
+            err.contains("--abc9-script") && err.contains(says),
+            "{task}: {err}"
+        );
+    }
+}
+
 /// A JSON object's moves as a sorted list of (usi, category).
 fn move_keys(object: &Value) -> Vec<(String, String)> {
     let mut keys: Vec<(String, String)> = object["moves"]

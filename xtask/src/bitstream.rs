@@ -61,6 +61,8 @@ pub struct BitstreamArgs {
     pub clock_mhz: Option<f64>,
     #[command(flatten)]
     pub nextpnr: NextpnrArgs,
+    #[command(flatten)]
+    pub synth: SynthArgs,
     /// Stop place and route when the router is not converging: router2 has not reduced its
     /// overused wires for this many iterations, or router1 its arcs left to route for this
     /// many times 10,000 arcs routed; 0 never stops it.
@@ -75,6 +77,74 @@ pub struct BitstreamArgs {
     /// Rebuild the report from the outputs of the last run in build/bitstream/ (no tools run).
     #[arg(long, conflicts_with = "synth_only")]
     pub report_only: bool,
+}
+
+/// Synthesis on the command line (`bitstream`, `block-fmax`).
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// ABC commands for the LUT mapping instead of abc9's default script (`&scorr; &sweep;
+    /// &dc2; &dch -f -r; &ps; &if -W 300 -v; &mfs`), e.g. `'&scorr; &sweep; &b; &if -W 300
+    /// -F 0 -A 0 -v'`: the AIG balanced and mapped for delay alone, without area recovery
+    /// (docs/bitstream.md, "Mapping for depth: the channel stage").
+    #[arg(long, value_name = "SCRIPT")]
+    pub abc9_script: Option<String>,
+}
+
+impl SynthArgs {
+    /// The script as `abc9 -script` takes it (`abc9_script_arg`), if one was given.
+    pub fn abc9(&self) -> Result<Option<String>> {
+        self.abc9_script.as_deref().map(abc9_script_arg).transpose()
+    }
+}
+
+/// ABC commands as one argument of yosys' `abc9 -script`: `+`, then the commands with each
+/// run of blanks as a comma (yosys turns the commas back into blanks).
+pub fn abc9_script_arg(script: &str) -> Result<String> {
+    if let Some(c) = script
+        .chars()
+        .find(|c| matches!(c, '"' | ',' | '\\' | '\n' | '\r'))
+    {
+        bail!(
+            "--abc9-script `{script}`: `{}` cannot be passed through yosys' abc9 -script; \
+             give ABC commands separated by `;`, e.g. '&scorr; &sweep; &b; &if -W 300 -v'",
+            c.escape_default()
+        );
+    }
+    let words: Vec<&str> = script.split_whitespace().collect();
+    if words.is_empty() {
+        bail!(
+            "--abc9-script is empty: give ABC commands separated by `;`, e.g. \
+             '&scorr; &sweep; &b; &if -W 300 -v', or leave the option out for abc9's default"
+        );
+    }
+    Ok(format!("+{}", words.join(",")))
+}
+
+/// The steps of `synth_ecp5` from `coarse` on for `top` (`flags`: further options such as
+/// `-noflatten`; `last`: the last label run, empty for the end; `out`: ` -json FILE` or
+/// empty). With `abc9` (an `abc9_script_arg`) synth_ecp5's LUT mapping step (`map_luts`:
+/// the latch check, then `abc9 -W 300`) is run by hand with that script instead.
+pub fn synth_from_coarse(
+    top: &str,
+    flags: &str,
+    last: &str,
+    abc9: Option<&str>,
+    out: &str,
+) -> String {
+    let mut s = String::new();
+    match abc9 {
+        None => {
+            let _ = writeln!(s, "synth_ecp5 -top {top}{flags} -run coarse:{last}{out}");
+        }
+        Some(script) => {
+            let _ = writeln!(s, "synth_ecp5 -top {top}{flags} -run coarse:map_luts");
+            let _ = writeln!(s, "check -latchonly -assert");
+            let _ = writeln!(s, "abc9 -W 300 -script \"{script}\"");
+            let _ = writeln!(s, "clean");
+            let _ = writeln!(s, "synth_ecp5 -top {top}{flags} -run map_cells:{last}{out}");
+        }
+    }
+    s
 }
 
 /// nextpnr's algorithms on the command line (`bitstream`, `block-fmax`).
@@ -474,6 +544,8 @@ pub struct SynthInputs<'a> {
     pub fpga_verilog: &'a [PathBuf],
     pub pll: &'a Pll,
     pub link: &'a LinkSettings,
+    /// ABC commands for the LUT mapping (`abc9_script_arg`), or abc9's default.
+    pub abc9: Option<&'a str>,
 }
 
 impl SynthInputs<'_> {
@@ -515,12 +587,13 @@ fn quoted(p: &Path) -> String {
 pub fn synth_script(i: &SynthInputs, json: &Path, stat: &Path) -> String {
     let mut s = i.prologue();
     let _ = writeln!(s, "flatten -noscopeinfo");
-    let _ = writeln!(
-        s,
-        "synth_ecp5 -top {} -run coarse: -json {}",
+    s.push_str(&synth_from_coarse(
         i.top,
-        quoted(json)
-    );
+        "",
+        "",
+        i.abc9,
+        &format!(" -json {}", quoted(json)),
+    ));
     let _ = writeln!(s, "tee -q -o {} stat -json", quoted(stat));
     s
 }
@@ -565,7 +638,7 @@ pub fn blocks_script(
     let _ = writeln!(s, "flatten -noscopeinfo");
     let _ = writeln!(s, "opt");
     let _ = writeln!(s, "submod");
-    let _ = writeln!(s, "synth_ecp5 -top {top} -noflatten -run coarse:check");
+    s.push_str(&synth_from_coarse(top, " -noflatten", "check", i.abc9, ""));
     let _ = writeln!(s, "tee -q -o {} stat -json", quoted(stat));
     s
 }
@@ -1787,6 +1860,10 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if let Some(m) = args.pnr_margin {
         command.push_str(&format!(" --pnr-margin {m}"));
     }
+    let abc9 = args.synth.abc9()?;
+    if let Some(script) = &args.synth.abc9_script {
+        command.push_str(&format!(" --abc9-script '{}'", script.trim()));
+    }
     eprintln!(
         "bitstream: {board_name} ({}): {} {} speed {}; generator clock {:.3} MHz (target {} \
          MHz); UART {} baud = {} clocks per bit",
@@ -1863,6 +1940,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
             fpga_verilog: &fpga_verilog,
             pll: &pll,
             link: &link,
+            abc9: abc9.as_deref(),
         };
         let script = dir.join("synth.ys");
         std::fs::write(&script, synth_script(&inputs, &netlist, &stat))
@@ -2530,6 +2608,7 @@ mod tests {
             fpga_verilog: &[PathBuf::from("hdl/ecp5/ecp5_pll.v")],
             pll: &pll,
             link: &link,
+            abc9: None,
         };
         let script = blocks_script(
             &inputs,
@@ -2543,6 +2622,35 @@ mod tests {
         let flat = synth_script(&inputs, Path::new("n.json"), Path::new("s.json"));
         assert!(flat.contains("flatten -noscopeinfo\nsynth_ecp5 -top board_top -run coarse:"));
         assert!(!flat.contains("submod"));
+        assert!(!flat.contains("abc9"));
+
+        // A script of our own: synth_ecp5's LUT mapping step done by hand with it, in the
+        // chip's synthesis and in the per-block one.
+        let script = abc9_script_arg(" &scorr; &sweep;  &b; &if -W 300 -F 0 -A 0 -v ").unwrap();
+        assert_eq!(script, "+&scorr;,&sweep;,&b;,&if,-W,300,-F,0,-A,0,-v");
+        let inputs = SynthInputs {
+            abc9: Some(&script),
+            ..inputs
+        };
+        let flat = synth_script(&inputs, Path::new("n.json"), Path::new("s.json"));
+        assert!(flat.contains(
+            "flatten -noscopeinfo\nsynth_ecp5 -top board_top -run coarse:map_luts\n\
+             check -latchonly -assert\n\
+             abc9 -W 300 -script \"+&scorr;,&sweep;,&b;,&if,-W,300,-F,0,-A,0,-v\"\nclean\n\
+             synth_ecp5 -top board_top -run map_cells: -json \"n.json\"\n"
+        ));
+        let blocks = blocks_script(
+            &inputs,
+            &["link_top".to_string()],
+            &units,
+            Path::new("s.json"),
+        );
+        assert!(blocks.contains("synth_ecp5 -top board_top -noflatten -run coarse:map_luts\n"));
+        assert!(blocks.contains("synth_ecp5 -top board_top -noflatten -run map_cells:check\n"));
+        for bad in ["", "  ", "&if \"x\"", "&if,-v", "&b\n&if"] {
+            let e = abc9_script_arg(bad).unwrap_err().to_string();
+            assert!(e.contains("--abc9-script"), "{e}");
+        }
     }
 
     #[test]
@@ -2588,6 +2696,7 @@ mod tests {
             fpga_verilog: &[],
             pll: &pll,
             link: &link,
+            abc9: None,
         };
         let script = blocks_script(&inputs, &blocks_of, &units, Path::new("s.json"));
         assert!(script.contains("setattr -mod -set keep_hierarchy 1 tsume::g::gen\n"));

@@ -59,6 +59,8 @@ pub struct BlockFmaxArgs {
     pub seed: u64,
     #[command(flatten)]
     pub nextpnr: bitstream::NextpnrArgs,
+    #[command(flatten)]
+    pub synth: bitstream::SynthArgs,
 }
 
 /// A port of a Spade module: its name and width in bits.
@@ -274,6 +276,8 @@ struct Job<'a> {
     dir: PathBuf,
     nextpnr: &'a (dyn Fn(&Path, &Path) -> Command + Sync),
     verilog: &'a Path,
+    /// ABC commands for the LUT mapping (`bitstream::abc9_script_arg`), or abc9's default.
+    abc9: Option<&'a str>,
 }
 
 impl Job<'_> {
@@ -319,11 +323,16 @@ impl Job<'_> {
         let q = |p: &Path| format!("\"{}\"", p.display());
         let ys = format!(
             "read_verilog -sv {}\nread_verilog {}\nsynth_ecp5 -top block_alone -run begin:coarse\n\
-             proc\nflatten -noscopeinfo\nsynth_ecp5 -top block_alone -run coarse: -json {}\n\
-             tee -q -o {} stat -json\n",
+             proc\nflatten -noscopeinfo\n{}tee -q -o {} stat -json\n",
             q(self.verilog),
             q(&wrap),
-            q(&netlist),
+            bitstream::synth_from_coarse(
+                "block_alone",
+                "",
+                "",
+                self.abc9,
+                &format!(" -json {}", q(&netlist))
+            ),
             q(&stat)
         );
         std::fs::write(&script, ys)
@@ -383,6 +392,13 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     }
     if !args.only.is_empty() {
         let _ = write!(command, " --only {}", args.only.join(","));
+    }
+    if !args.unit.is_empty() {
+        let _ = write!(command, " --unit {}", args.unit.join(","));
+    }
+    let abc9 = args.synth.abc9()?;
+    if let Some(script) = &args.synth.abc9_script {
+        let _ = write!(command, " --abc9-script '{}'", script.trim());
     }
     if args.seed != 1 {
         let _ = write!(command, " --seed {}", args.seed);
@@ -474,6 +490,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
             dir: out.join(tag),
             nextpnr: &nextpnr,
             verilog: &verilog,
+            abc9: abc9.as_deref(),
         });
     }
     // Largest first, so that the runs side by side end close together; the table keeps
