@@ -91,9 +91,15 @@ pub struct SynthArgs {
 }
 
 impl SynthArgs {
-    /// The script as `abc9 -script` takes it (`abc9_script_arg`), if one was given.
-    pub fn abc9(&self) -> Result<Option<String>> {
-        self.abc9_script.as_deref().map(abc9_script_arg).transpose()
+    /// The script as `abc9 -script` takes it (`abc9_script_arg`), if one was given; the
+    /// option joins the reproducing `command`.
+    pub fn choose(&self, command: &mut String) -> Result<Option<String>> {
+        let Some(script) = &self.abc9_script else {
+            return Ok(None);
+        };
+        let arg = abc9_script_arg(script)?;
+        command.push_str(&format!(" --abc9-script '{}'", script.trim()));
+        Ok(Some(arg))
     }
 }
 
@@ -1860,10 +1866,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if let Some(m) = args.pnr_margin {
         command.push_str(&format!(" --pnr-margin {m}"));
     }
-    let abc9 = args.synth.abc9()?;
-    if let Some(script) = &args.synth.abc9_script {
-        command.push_str(&format!(" --abc9-script '{}'", script.trim()));
-    }
+    let abc9 = args.synth.choose(&mut command)?;
     eprintln!(
         "bitstream: {board_name} ({}): {} {} speed {}; generator clock {:.3} MHz (target {} \
          MHz); UART {} baud = {} clocks per bit",

@@ -396,10 +396,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     if !args.unit.is_empty() {
         let _ = write!(command, " --unit {}", args.unit.join(","));
     }
-    let abc9 = args.synth.abc9()?;
-    if let Some(script) = &args.synth.abc9_script {
-        let _ = write!(command, " --abc9-script '{}'", script.trim());
-    }
+    let abc9 = args.synth.choose(&mut command)?;
     if args.seed != 1 {
         let _ = write!(command, " --seed {}", args.seed);
     }
