@@ -80,6 +80,22 @@ finish() { # json: map the cells and write the netlist without renaming its cell
     finish flow.json
 } > flow.ys
 
+# The rest's module (`rest`, beside the mapped `chan` in the design stash `chanmapped`)
+# mapped with abc9's default script, both joined under board_top and flattened.
+map_rest_and_join() { # json
+    echo 'design -save split'
+    echo 'delete board_top chan'
+    echo 'abc9 -W 300'
+    echo 'design -stash restmapped'
+    echo 'design -load split'
+    echo 'delete chan rest'
+    echo 'design -copy-from restmapped rest'
+    echo 'design -copy-from chanmapped chan'
+    echo 'hierarchy -top board_top'
+    echo 'flatten'
+    finish "$1"
+}
+
 # 4. The cone's gates cut out as they are (signals the rest reads become ports), mapped
 #    balanced; the rest's gates a module of their own, mapped with the default script.
 {
@@ -87,21 +103,12 @@ finish() { # json: map the cells and write the netlist without renaming its cell
     echo 'select -set restcells board_top/t:$_* @chancells %d'
     echo 'submod -name chan @chancells'
     echo 'submod -name rest @restcells'
-    echo 'design -save split'
-    echo 'delete board_top chan'
-    echo 'abc9 -W 300'
-    echo 'design -stash restmapped'
-    echo 'design -load split'
+    echo 'design -save cut'
     echo 'delete board_top rest'
     echo "abc9 -W 300 -script \"$balanced\""
     echo 'design -stash chanmapped'
-    echo 'design -load split'
-    echo 'delete chan rest'
-    echo 'design -copy-from restmapped rest'
-    echo 'design -copy-from chanmapped chan'
-    echo 'hierarchy -top board_top'
-    echo 'flatten'
-    finish cut.json
+    echo 'design -load cut'
+    map_rest_and_join cut.json
 } > cut.ys
 
 # 5. The cone copied whole with its registers, mapped balanced; the rest keeps its own
@@ -135,17 +142,7 @@ run chanff
     echo 'delete chanstub'
     echo 'select -set restcells board_top/t:$_*'
     echo 'submod -name rest @restcells'
-    echo 'design -save split'
-    echo 'delete board_top chan'
-    echo 'abc9 -W 300'
-    echo 'design -stash restmapped'
-    echo 'design -load split'
-    echo 'delete chan rest'
-    echo 'design -copy-from restmapped rest'
-    echo 'design -copy-from chanmapped chan'
-    echo 'hierarchy -top board_top'
-    echo 'flatten'
-    finish copy.json
+    map_rest_and_join copy.json
 } > copy.ys
 
 run flow
