@@ -4,11 +4,11 @@
 # Synthesis only: three netlists of the same chip and their logic depth by stage.
 #
 #   cargo xtask bitstream --synth-only       # build/spade.sv and build/bitstream/synth.ys
-#   docs/experiments/channel-cone/run.sh     # from the project root; about 20 minutes
+#   docs/experiments/channel-cone/run.sh     # from the project root; about ten minutes
 #
 # An argument names another synthesis script of the flow instead of build/bitstream/synth.ys
 # (another board's: the PLL and the UART divider differ). The saved netlist before mapping
-# (premap.il) is kept and reused by later runs; delete it after a change of the HDL.
+# (premap.il) is reused by later runs while it is newer than build/spade.sv and the script.
 #
 # Outputs in build/channel-cone/: flow.json (one abc9 run, the flow's mapping), cut.json
 # (the cone cut out as is), copy.json (the cone copied whole), their yosys logs, and the
@@ -42,7 +42,11 @@ run() { # name: run name.ys with a log, print the wall time
     echo 'synth_ecp5 -top board_top -run coarse:map_luts'
     echo "write_rtlil $out/premap.il"
 } > premap.ys
-[ -f premap.il ] || run premap
+if [ premap.il -nt "$synth" ] && [ premap.il -nt "$root/build/spade.sv" ]; then
+    echo "  ✓ premap: build/channel-cone/premap.il is newer than the HDL and the script: kept"
+else
+    run premap
+fi
 
 # The cone: the channel registers and the gates in front of them back to flip-flop and
 # carry-cell inputs.
