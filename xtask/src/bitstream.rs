@@ -1283,22 +1283,9 @@ fn deeper_than(d: &crate::depth::Depth) -> String {
     let (levels, counts): (Vec<String>, Vec<String>) = d
         .deeper_than
         .iter()
-        .map(|&(t, n)| (t.to_string(), thousands(n)))
+        .map(|&(t, n)| (t.to_string(), util::thousands(n)))
         .unzip();
     format!("{} levels: {}", levels.join(" / "), counts.join(" / "))
-}
-
-/// `n` with a comma every three digits.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 // ---------------------------------------------------------------- running tools
@@ -2428,7 +2415,7 @@ mod tests {
 
     #[test]
     fn thousands_are_grouped() {
-        let t = super::thousands;
+        let t = crate::util::thousands;
         assert_eq!(
             [t(0), t(84), t(602), t(1405), t(17590), t(1234567)],
             ["0", "84", "602", "1,405", "17,590", "1,234,567"]

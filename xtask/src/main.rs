@@ -63,6 +63,11 @@ Tasks in detail:
           build/block-fmax.{md,json}, logs in build/block-fmax/<block>/. About 6 minutes on
           2 cores. A block alone is an upper bound of what it reaches in the chip.
           Exit 1 when a block's tools fail (the other blocks are still in the table).
+  depth   LUT levels in front of every flip-flop of a synthesised netlist (default: the
+          flow's, build/bitstream/TOP.json, after `bitstream --synth-only`), by register of
+          the Verilog (the report's grouping) or by lists of cells (--groups DIR of
+          ff-GROUP.txt files): flip-flops, the deepest, and how many sit behind more than
+          5, 6, 7 and 8 levels, with the report's delay model. Seconds; no tools run.
   run     Move lists from the chip through its host link (docs/protocol.md), with the
           driver the tests use: --port /dev/ttyUSB0 on a board (baud from swim.toml), or
           --sim on the simulated board top. --sfen or --positions FILE; --check compares
@@ -76,6 +81,8 @@ Examples:
   cargo xtask sim --engine reference
   cargo xtask bitstream
   cargo xtask block-fmax --only move_channels__masks --seed 2
+  cargo xtask depth --limit 40
+  cargo xtask depth build/channel-cone/flow.json --groups build/channel-cone
   cargo xtask run --port /dev/ttyUSB0 --check --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'
   cargo xtask run --sim --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'";
 
@@ -109,6 +116,8 @@ enum Task {
     Run(run::RunArgs),
     /// Every block of the chip placed and routed alone: its LUT4, FF and Fmax.
     BlockFmax(block_fmax::BlockFmaxArgs),
+    /// LUT levels in front of the flip-flops of a synthesised netlist, by register group.
+    Depth(depth::DepthArgs),
 }
 
 fn main() -> ExitCode {
@@ -124,6 +133,7 @@ fn main() -> ExitCode {
         Task::Bitstream(args) => bitstream::run(args),
         Task::Run(args) => run::run(args),
         Task::BlockFmax(args) => block_fmax::run(args),
+        Task::Depth(args) => depth::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

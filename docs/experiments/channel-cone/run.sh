@@ -12,7 +12,8 @@
 #
 # Outputs in build/channel-cone/: flow.json (one abc9 run, the flow's mapping), cut.json
 # (the cone cut out as is), copy.json (the cone copied whole), their yosys logs, and the
-# depth table of each on the terminal.
+# depth table of each on the terminal (`cargo xtask depth NETLIST --groups DIR`, by the
+# stage registers' lists ff-<stage>.txt; it reruns in seconds on the saved netlists).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -152,6 +153,8 @@ run chanff
 run flow
 run cut
 run copy
+# Depth by stage register: the ff-<stage>.txt lists name the flip-flops of each stage.
+cd "$root"
 for n in flow cut copy; do
-    python3 "$here/depth_by_stage.py" "$out/$n.json" "$out"
+    cargo xtask depth "$out/$n.json" --groups "$out"
 done
