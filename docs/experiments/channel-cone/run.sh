@@ -14,15 +14,9 @@
 # (the cone cut out as is), copy.json (the cone copied whole), their yosys logs, and the
 # depth table of each on the terminal (`cargo xtask depth NETLIST --groups DIR`, by the
 # stage registers' lists ff-<stage>.txt; it reruns in seconds on the saved netlists).
-set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-yosys="$root/.tools/bin/yosys"
+source "$(dirname "$0")/../common.sh"
 synth="${1:-$root/build/bitstream/synth.ys}"
-out="$root/build/channel-cone"
-[ -x "$yosys" ] || { echo "error: $yosys is missing: run cargo xtask setup" >&2; exit 1; }
 [ -f "$synth" ] || { echo "error: $synth is missing: run cargo xtask bitstream --synth-only" >&2; exit 1; }
-mkdir -p "$out"
 cd "$out"
 
 # The balanced mapping for the cone, and the register whose cone is cut out.

@@ -8,14 +8,8 @@
 # build/spade.sv is patched for the block runs and compiled again from the Spade at the end
 # (`cargo xtask hdl --force`), so nothing else may use it meanwhile. Outputs in
 # build/lut5-fills/ (the Verilog, the equivalence log) and build/block-fmax.{md,json}.
-set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
-yosys="$root/.tools/bin/yosys"
+source "$(dirname "$0")/../common.sh"
 seed="${1:-1}"
-out="$root/build/lut5-fills"
-[ -x "$yosys" ] || { echo "error: $yosys is missing: run cargo xtask setup" >&2; exit 1; }
-mkdir -p "$out"
 cd "$root"
 cargo xtask hdl --force
 spade="$root/build/spade.sv"
