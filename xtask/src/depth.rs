@@ -412,11 +412,10 @@ pub struct Table {
     pub all: Row,
 }
 
-/// The cell name without the prefix of the instance it was flattened out of.
-fn unflattened(name: &str) -> Option<&str> {
-    name.strip_prefix("$flatten\\")?
-        .split_once('.')
-        .map(|(_, rest)| rest)
+/// A cell name flattened out of an instance (`$flatten\\NAME.cell`): (the instance, the
+/// cell's name inside it).
+fn flattened(name: &str) -> Option<(&str, &str)> {
+    name.strip_prefix("$flatten\\")?.split_once('.')
 }
 
 /// The logic depth of module `top` of the netlist at `path`, by `grouping`. A cell name in
@@ -431,9 +430,7 @@ pub fn depth_table(path: &Path, top: &str, grouping: &Grouping) -> Result<Table>
         if !["LUT4", "PFUMX", "L6MUX21"].contains(&c.kind.as_str()) {
             continue;
         }
-        if let Some(rest) = name.strip_prefix("$flatten\\")
-            && let Some((instance, _)) = rest.split_once('.')
-        {
+        if let Some((instance, _)) = flattened(name) {
             *mapped_in
                 .entry(instance.to_string())
                 .or_default()
@@ -447,7 +444,7 @@ pub fn depth_table(path: &Path, top: &str, grouping: &Grouping) -> Result<Table>
             Grouping::Registers(r) => register_of((name, cell), Some(r)),
             Grouping::Lists(lists) => lists
                 .get(name)
-                .or_else(|| unflattened(name).and_then(|n| lists.get(n)))
+                .or_else(|| flattened(name).and_then(|(_, n)| lists.get(n)))
                 .cloned()
                 .unwrap_or_else(|| UNLISTED.to_string()),
         }
@@ -627,6 +624,16 @@ pub fn run(args: &DepthArgs) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// `json` written as `n.json` in a fresh temporary folder named after `tag`: (the
+    /// folder, the file).
+    fn netlist_file(tag: &str, json: &str) -> (PathBuf, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("tsume-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("n.json");
+        std::fs::write(&path, json).unwrap();
+        (dir, path)
+    }
+
     /// Two flip-flops with two LUTs and a PFUMX between them, and a carry chain of three
     /// cells beside: the depth is counted as documented.
     #[test]
@@ -649,10 +656,7 @@ mod tests {
             "c3": {"type": "CCU2C", "port_directions": {"CIN": "input", "S0": "output"},
                 "connections": {"CIN": [8], "S0": [10]}}
         }}}}"#;
-        let dir = std::env::temp_dir().join(format!("tsume-depth-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("n.json");
-        std::fs::write(&path, json).unwrap();
+        let (dir, path) = netlist_file("depth", json);
         let d = logic_depth(&path, "top", 5, None).unwrap();
         assert_eq!(d.groups[0].name, "b");
         assert!((d.groups[0].levels - 2.35).abs() < 1e-9, "{:?}", d.groups);
@@ -700,10 +704,7 @@ mod tests {
             "c": {"type": "TRELLIS_FF", "port_directions": {"DI": "input", "Q": "output"},
                 "connections": {"DI": [6], "Q": [1]}}
         }}}}"#;
-        let dir = std::env::temp_dir().join(format!("tsume-depth-lists-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("n.json");
-        std::fs::write(&path, json).unwrap();
+        let (dir, path) = netlist_file("depth-lists", json);
         let e = read_groups(&dir).unwrap_err().to_string();
         assert!(e.contains("no ff-GROUP.txt lists"), "{e}");
         std::fs::write(dir.join("ff-stage.txt"), "top/a\ntop/b\n").unwrap();
