@@ -7,18 +7,32 @@
 # the start pipeline is as short as before and the chip does not work; what it shows is
 # where each clock's paths end up once the core's are charged to the slow one.
 #
-#   docs/experiments/core-clock/run.sh [FAST_MHZ] [SEED] [--no-route]   # from the project root
+#   docs/experiments/core-clock/run.sh [OPTIONS] [FAST_MHZ [SEED]]   # from the project root
 #
 # FAST_MHZ (default 100): the fast clock (25 MHz x 4 by default, the core at half of it);
 # placed and routed against 1.1 times both, as the flow does. Synthesis takes about five
-# minutes, placement three, routing an hour or more. Outputs in build/core-clock/: the
-# patched Verilog, synth.log, board_top.json, pnr.log and nextpnr's report.json; the
-# clocks' Fmax and the cross-domain delays on the terminal.
+# minutes, placement three, routing an hour or more. Options: --no-route (placement
+# only), --synth-only (no place and route), --keep-stream (the stream kept as a module
+# through the LUT mapping, so that abc9 maps it against its own depth rather than the
+# core's). Outputs in build/core-clock/: the patched Verilog, synth.log, board_top.json,
+# pnr.log and nextpnr's report.json; the clocks' Fmax and the cross-domain delays on the
+# terminal. `cargo xtask depth build/core-clock/board_top.json --verilog
+# build/core-clock/spade.sv` (with --keep-stream also `--top
+# 'tsume::move_stream::move_stream'`) gives the logic depth by register.
 source "$(dirname "$0")/../common.sh"
-fast="${1:-100}"
-seed="${2:-1}"
-route="${3:-}"
-[ -z "$route" ] || [ "$route" = --no-route ] || { echo "error: unknown option $route (the third argument can only be --no-route)" >&2; exit 1; }
+no_route="" pnr=1 keep=""
+args=()
+for a in "$@"; do
+    case "$a" in
+        --no-route) no_route=--no-route ;;
+        --synth-only) pnr="" ;;
+        --keep-stream) keep=1 ;;
+        -*) echo "error: unknown option $a (options: --no-route, --synth-only, --keep-stream)" >&2; exit 1 ;;
+        *) args+=("$a") ;;
+    esac
+done
+fast="${args[0]:-100}"
+seed="${args[1]:-1}"
 nextpnr="$root/.tools/bin/nextpnr-ecp5"
 [ -x "$nextpnr" ] || { echo "error: $nextpnr is missing: run cargo xtask setup" >&2; exit 1; }
 case "$fast" in
@@ -43,6 +57,7 @@ setparam -set CLKI_DIV 1 -set CLKFB_DIV $fb -set CLKOP_DIV $op -set CLKOP_CPHASE
 setparam -set CLOCKS_PER_BIT $cpb -set TIMEOUT_BITS 2000 board_top/board_config_0
 synth_ecp5 -top board_top -run begin:coarse
 proc
+${keep:+setattr -mod -set keep_hierarchy 1 \\tsume::move_stream::move_stream}
 flatten -noscopeinfo
 synth_ecp5 -top board_top -run coarse: -json "$out/board_top.json"
 EOF
@@ -55,11 +70,12 @@ echo "  . synth (yosys, about five minutes)"
 "$yosys" -q -l "$out/synth.log" "$out/synth.ys" > /dev/null \
     || { echo "error: yosys failed: see $out/synth.log" >&2; tail -5 "$out/synth.log" >&2; exit 1; }
 echo "  ✓ synth ($((SECONDS - t0)) s)"
+[ -n "$pnr" ] || exit 0
 t0=$SECONDS
-echo "  . pnr (nextpnr-ecp5, static placer, seed $seed${route:+, placement only})"
+echo "  . pnr (nextpnr-ecp5, static placer, seed $seed${no_route:+, placement only})"
 "$nextpnr" --85k --package CABGA381 --speed 6 --json "$out/board_top.json" --lpf "$out/ulx3s.lpf" \
     --freq "$(python3 -c "print($fast * 1.1)")" --seed "$seed" --placer static --router router1 \
-    --timing-allow-fail --report "$out/report.json" ${route:+--no-route} > "$out/pnr.log" 2>&1 \
+    --timing-allow-fail --report "$out/report.json" $no_route > "$out/pnr.log" 2>&1 \
     || { echo "error: nextpnr failed: see $out/pnr.log" >&2; tail -5 "$out/pnr.log" >&2; exit 1; }
 echo "  ✓ pnr ($((SECONDS - t0)) s)"
 grep -E "Derived frequency|Max frequency|Max delay posedge" "$out/pnr.log" | sed 's/^Info: */  /'
