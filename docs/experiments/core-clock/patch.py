@@ -24,19 +24,20 @@ def core_on_its_clock(text):
         for k, line in enumerate(lines)
         if line.startswith("module \\tsume::move_generator::move_generator ")
     )
-    assert lines[i + 1].strip() == "input clk_i,"
-    lines.insert(i + 2, "        input clk_core_i,")
     j = next(k for k in range(i, len(lines)) if lines[k].startswith("endmodule"))
-    k = next(k for k in range(i, j) if lines[k].strip() == "assign \\clk  = clk_i;")
-    lines[k + 1 : k + 1] = ["    logic \\clk_core ;", "    assign \\clk_core  = clk_core_i;"]
     moved = 0
-    for k in range(i, j + 2):
+    for k in range(i, j):
         if lines[k].strip() == "always @(posedge \\clk ) begin" and re.match(
             r"\\(%s)  <=" % "|".join(CORE), lines[k + 1].strip()
         ):
             lines[k] = lines[k].replace("\\clk ", "\\clk_core ")
             moved += 1
     assert moved == len(CORE), f"{moved} core registers found: the generator's Verilog has changed"
+    # The clock's port and wire, inserted after the edits so that no index above moves.
+    k = next(k for k in range(i, j) if lines[k].strip() == "assign \\clk  = clk_i;")
+    lines[k + 1 : k + 1] = ["    logic \\clk_core ;", "    assign \\clk_core  = clk_core_i;"]
+    assert lines[i + 1].strip() == "input clk_i,"
+    lines.insert(i + 2, "        input clk_core_i,")
     s = "\n".join(lines)
     s = once(s, "module link_top (\n        input clk,\n", "module link_top (\n        input clk,\n        input clk_core,\n")
     s = once(s, ".output__(\\clk ));", ".output__(\\clk ), .clkos(clk_core_w));")
