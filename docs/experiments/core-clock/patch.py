@@ -2,7 +2,9 @@
 Verilog onto a second clock `clk_core`, threaded from board_top's PLL through link_top, and
 a copy of the PLL with that clock on CLKOS.
 
-    python3 patch.py SPADE_SV PLL_IN PLL_OUT     # SPADE_SV is edited in place
+    python3 patch.py SPADE_SV PLL_IN PLL_OUT [REGS]   # SPADE_SV is edited in place
+
+REGS: the generator's registers to move, comma-separated (default: all five of CORE).
 """
 
 import re
@@ -17,7 +19,7 @@ def once(text, old, new):
     return text.replace(old, new)
 
 
-def core_on_its_clock(text):
+def core_on_its_clock(text, core=CORE):
     lines = text.split("\n")
     i = next(
         k
@@ -28,11 +30,11 @@ def core_on_its_clock(text):
     moved = 0
     for k in range(i, j):
         if lines[k].strip() == "always @(posedge \\clk ) begin" and re.match(
-            r"\\(%s)  <=" % "|".join(CORE), lines[k + 1].strip()
+            r"\\(%s)  <=" % "|".join(core), lines[k + 1].strip()
         ):
             lines[k] = lines[k].replace("\\clk ", "\\clk_core ")
             moved += 1
-    assert moved == len(CORE), f"{moved} core registers found: the generator's Verilog has changed"
+    assert moved == len(core), f"{moved} of {len(core)} registers found: the generator's Verilog has changed"
     # The clock's port and wire, inserted after the edits so that no index above moves.
     k = next(k for k in range(i, j) if lines[k].strip() == "assign \\clk  = clk_i;")
     lines[k + 1 : k + 1] = ["    logic \\clk_core ;", "    assign \\clk_core  = clk_core_i;"]
@@ -80,10 +82,14 @@ def pll_with_clkos(text):
 
 if __name__ == "__main__":
     spade, pll_in, pll_out = sys.argv[1:4]
+    core = tuple(sys.argv[4].split(",")) if len(sys.argv) > 4 else CORE
+    unknown = [r for r in core if r not in CORE]
+    if unknown:
+        sys.exit(f"error: {', '.join(unknown)}: not a core register (they are {', '.join(CORE)})")
     with open(spade) as f:
         text = f.read()
     with open(spade, "w") as f:
-        f.write(core_on_its_clock(text))
+        f.write(core_on_its_clock(text, core))
     with open(pll_in) as f:
         text = f.read()
     with open(pll_out, "w") as f:

@@ -16,20 +16,25 @@
 # through the LUT mapping, so that abc9 maps it against its own depth rather than the
 # core's). Outputs in build/core-clock/: the patched Verilog, synth.log, board_top.json,
 # pnr.log and nextpnr's report.json; the clocks' Fmax and the cross-domain delays on the
-# terminal. `cargo xtask depth build/core-clock/board_top.json --verilog
-# build/core-clock/spade.sv` (with --keep-stream also `--top
-# 'tsume::move_stream::move_stream'`) gives the logic depth by register.
+# terminal. --core REGS moves only the registers named (comma-separated, of view,
+# mask_stage, context, slides, channels) onto the slow clock. `cargo xtask depth
+# build/core-clock/board_top.json --verilog build/core-clock/spade.sv` (with --keep-stream
+# also `--top 'tsume::move_stream::move_stream'`) gives the logic depth by register.
 source "$(dirname "$0")/../common.sh"
-no_route="" pnr=1 keep=""
+no_route="" pnr=1 keep="" core=""
 args=()
-for a in "$@"; do
-    case "$a" in
+while [ $# -gt 0 ]; do
+    case "$1" in
         --no-route) no_route=--no-route ;;
         --synth-only) pnr="" ;;
         --keep-stream) keep=1 ;;
-        -*) echo "error: unknown option $a (options: --no-route, --synth-only, --keep-stream)" >&2; exit 1 ;;
-        *) args+=("$a") ;;
+        --core)
+            [ $# -gt 1 ] || { echo "error: --core needs a list of registers, e.g. --core mask_stage,slides" >&2; exit 1; }
+            core="$2"; shift ;;
+        -*) echo "error: unknown option $1 (options: --no-route, --synth-only, --keep-stream, --core REGS)" >&2; exit 1 ;;
+        *) args+=("$1") ;;
     esac
+    shift
 done
 fast="${args[0]:-100}"
 seed="${args[1]:-1}"
@@ -46,7 +51,7 @@ cp build/spade.sv "$out/spade.sv"
 
 # The core's registers onto clk_core, threaded from the PLL's CLKOS (added to a copy of
 # hdl/ecp5/ecp5_pll.v) through link_top.
-python3 "$here/patch.py" "$out/spade.sv" "$root/hdl/ecp5/ecp5_pll.v" "$out/ecp5_pll.v"
+python3 "$here/patch.py" "$out/spade.sv" "$root/hdl/ecp5/ecp5_pll.v" "$out/ecp5_pll.v" ${core:+"$core"}
 
 cpb=$(( (fast * 1000000 + 57600) / 115200 ))
 cat > "$out/synth.ys" <<EOF
