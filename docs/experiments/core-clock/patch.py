@@ -50,8 +50,8 @@ def core_on_its_clock(text, core=CORE):
     # not built here) their own clock.
     def clocked(m):
         module = s[: m.start()].rsplit("\nmodule ", 1)[-1].split(" ", 1)[0]
-        core = "clk_core" if module == "link_top" else "\\clk "
-        return m.group(1) + f".clk_core_i({core}), "
+        clock = "clk_core" if module == "link_top" else "\\clk "
+        return m.group(1) + f".clk_core_i({clock}), "
 
     s, n = re.subn(r"(\\move_generator_0 \(\.clk_i\(\\clk \), )", clocked, s)
     assert n >= 1
