@@ -70,8 +70,8 @@ pub struct BitstreamArgs {
     pub router_patience: u32,
     /// Place and route against clocks this many times faster than the targets (the LPF's
     /// oscillator FREQUENCY scaled, in a copy under build/bitstream/), instead of swim.toml's
-    /// [fpga] pnr_margin; the targets are still the check. With the static placer and
-    /// router1 the margin changes what nextpnr reports, not the placement or the route:
+    /// [fpga] pnr_margin; the targets are still the check. With the static or HeAP placer
+    /// and router1 the margin changes what nextpnr reports, not the placement or the route:
     /// nextpnr weighs a connection by its path's delay against the worst path's, whatever
     /// the clock (docs/bitstream.md, "The clock constraint does not move the chip").
     #[arg(long, value_name = "FACTOR")]
