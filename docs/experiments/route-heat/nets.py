@@ -18,36 +18,43 @@ import sys
 d = json.load(open(sys.argv[1]))
 m = d["modules"]["top"]
 cells = m["cells"]
+# The driving cell and the reading cells (one entry per input port) of every net bit.
 driver = {}
-sinks = collections.Counter()
+users = collections.defaultdict(list)
 for cn, c in cells.items():
     for p, bits in c["connections"].items():
         dirn = c["port_directions"].get(p)
         for b in bits:
-            if dirn == "output": driver[b] = cn
-            elif dirn == "input": sinks[b] += 1
+            if dirn == "output":
+                driver[b] = cn
+            elif dirn == "input":
+                users[b].append(cn)
+
+
 def block(name):
     p = name.split(".")
-    if p[0] != "link_top_0": return "glue"
+    if p[0] != "link_top_0":
+        return "glue"
     if len(p) > 2 and p[1] == "move_generator_0":
         return re.sub(r"_\d+$", "", p[2]) if len(p) > 3 else "gen_regs"
     return re.sub(r"_\d+$", "", p[1]) if len(p) > 2 else "link_regs"
+
+
 def loc(cn):
     a = cells[cn]["attributes"].get("NEXTPNR_BEL", "")
     mm = re.match(r"X(\d+)/Y(\d+)/", a)
     return (int(mm.group(1)), int(mm.group(2))) if mm else None
-users = collections.defaultdict(list)
-for cn, c in cells.items():
-    for p, bits in c["connections"].items():
-        if c["port_directions"].get(p) == "input":
-            for b in bits: users[b].append(cn)
+
+
 rows = []
 seen = set()
 for name, n in m["netnames"].items():
     r = n["attributes"].get("ROUTING")
-    if not r or not n["bits"]: continue
+    if not r or not n["bits"]:
+        continue
     b = n["bits"][0]
-    if b in seen: continue
+    if b in seen:
+        continue
     seen.add(b)
     parts = r.split(";")
     pips = sum(1 for i in range(1, len(parts), 3) if parts[i])
@@ -58,9 +65,9 @@ for name, n in m["netnames"].items():
     dtype = cells[drv]["type"] if drv else "?"
     if dtype == "DCCA":
         # The clock, on the global network: not counted with the signal nets.
-        print(f"clock net {name}: {pips} pips, {sinks[b]} sinks")
+        print(f"clock net {name}: {pips} pips, {len(users[b])} sinks")
         continue
-    rows.append((pips, sinks[b], hpwl, block(drv) if drv else "?", dtype, name))
+    rows.append((pips, len(users[b]), hpwl, block(drv) if drv else "?", dtype, name))
 tot = sum(r[0] for r in rows)
 print("signal nets", len(rows), "pips", tot)
 byb = collections.defaultdict(lambda: [0, 0, 0, 0])
