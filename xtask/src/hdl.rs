@@ -25,6 +25,63 @@ pub struct HdlArgs {
     pub root: Option<PathBuf>,
 }
 
+/// Spade 0.16 numbers the names it makes up differently on every run (the wires of
+/// expressions, `_e_N`, and the instances of generic units, `lib::unit[N]`), in the same
+/// order and with the same logic. Yosys follows names when it splits the chip into blocks
+/// (the per-block table moved by up to 15 % a row from one compile to the next), so the
+/// Verilog is written with those numbers given anew in order of first appearance: `_e_N`
+/// from 0 in each module, generic instances from 0 over the file. The same sources then
+/// give the same Verilog, byte for byte.
+fn stable_names(sv: &str) -> String {
+    use std::collections::HashMap;
+    let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let digits_at = |b: &[u8], i: usize| b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let b = sv.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut exprs: HashMap<&[u8], usize> = HashMap::new();
+    let mut generics: HashMap<&[u8], usize> = HashMap::new();
+    let mut i = 0;
+    while i < b.len() {
+        let line_start = i == 0 || b[i - 1] == b'\n';
+        if line_start && b[i..].starts_with(b"module ") {
+            exprs.clear();
+        }
+        // `_e_N` as a name of its own or the start of one (`_e_N_mut`).
+        if b[i..].starts_with(b"_e_") && (i == 0 || !is_word(b[i - 1])) {
+            let n = digits_at(b, i + 3);
+            if n > 0 {
+                let next = exprs.len();
+                let k = *exprs.entry(&b[i + 3..i + 3 + n]).or_insert(next);
+                out.extend_from_slice(format!("_e_{k}").as_bytes());
+                i += 3 + n;
+                continue;
+            }
+        }
+        // `path::unit[N]`: a generic unit's instance (the path has `::`, the bracket
+        // follows its last character; a bit select of a name is apart from it).
+        if b[i] == b'[' && i > 0 && is_word(b[i - 1]) {
+            let n = digits_at(b, i + 1);
+            if n > 0 && b.get(i + 1 + n) == Some(&b']') {
+                let start = b[..i]
+                    .iter()
+                    .rposition(|&c| c.is_ascii_whitespace() || c == b'\\' || c == b'"')
+                    .map_or(0, |p| p + 1);
+                let name = &b[start..i];
+                if name.windows(2).any(|w| w == b"::") {
+                    let next = generics.len();
+                    let k = *generics.entry(&b[start..i + 2 + n]).or_insert(next);
+                    out.extend_from_slice(format!("[{k}]").as_bytes());
+                    i += 2 + n;
+                    continue;
+                }
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8(out).expect("only ASCII digits are replaced")
+}
+
 /// The compiler's file arguments, relative to the project root.
 fn file_args(root: &Path, manifest: &Manifest, sources: &[PathBuf]) -> Result<Vec<String>> {
     let name = &manifest.name;
@@ -164,6 +221,10 @@ pub fn run(args: &HdlArgs) -> Result<()> {
             ),
         ));
     }
+    let verilog = std::fs::read_to_string(&partial)
+        .with_context(|| format!("cannot read {}", partial.display()))?;
+    std::fs::write(&partial, stable_names(&verilog))
+        .with_context(|| format!("cannot write {}", partial.display()))?;
     std::fs::rename(&partial, &output)
         .with_context(|| format!("cannot move the Verilog to {}", output.display()))?;
     std::fs::write(&inputs_stamp, stamp_text)
@@ -175,4 +236,24 @@ pub fn run(args: &HdlArgs) -> Result<()> {
         util::secs(start.elapsed())
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stable_names;
+
+    #[test]
+    fn stable_names_numbers_in_order_of_appearance() {
+        let a = "module \\lib::f[2087]  (\n  logic _e_12;\n  logic _e_12_mut;\n  assign x = _e_9 | _e_12;\n  \\lib::g[40]  g_0 (.a(q[3]));\n  $dumpvars(0, \"lib::f[2087]\");\nendmodule\nmodule top (\n  logic _e_9;\n  logic x_e_5;\n  \\lib::f[2087]  f_0 ();\nendmodule\n";
+        let b = "module \\lib::f[11]  (\n  logic _e_3;\n  logic _e_3_mut;\n  assign x = _e_700 | _e_3;\n  \\lib::g[12]  g_0 (.a(q[3]));\n  $dumpvars(0, \"lib::f[11]\");\nendmodule\nmodule top (\n  logic _e_44;\n  logic x_e_5;\n  \\lib::f[11]  f_0 ();\nendmodule\n";
+        let want = "module \\lib::f[0]  (\n  logic _e_0;\n  logic _e_0_mut;\n  assign x = _e_1 | _e_0;\n  \\lib::g[1]  g_0 (.a(q[3]));\n  $dumpvars(0, \"lib::f[0]\");\nendmodule\nmodule top (\n  logic _e_0;\n  logic x_e_5;\n  \\lib::f[0]  f_0 ();\nendmodule\n";
+        assert_eq!(stable_names(a), want);
+        assert_eq!(stable_names(b), want);
+    }
+
+    #[test]
+    fn stable_names_keeps_bit_selects_and_other_names() {
+        let s = "module m (\n  assign y[4] = a[81] & \\x::y [2] & \\_e_ [1] & x__e_7;\nendmodule\n";
+        assert_eq!(stable_names(s), s);
+    }
 }
