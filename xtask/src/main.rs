@@ -98,7 +98,8 @@ struct Cli {
 enum Task {
     /// Install the pinned toolchain (Spade, Verilator, yosys, nextpnr-ecp5) into .tools/.
     Setup,
-    /// Compile hdl/*.spade to build/spade.sv with the pinned Spade compiler.
+    /// Compile hdl/*.spade to build/spade.sv with the pinned Spade compiler (the same sources
+    /// give the same Verilog: the compiler's made-up names are numbered anew).
     Hdl(hdl::HdlArgs),
     /// cargo fmt --check and cargo clippy with warnings as errors.
     Lint,
