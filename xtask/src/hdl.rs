@@ -28,7 +28,7 @@ pub struct HdlArgs {
 /// Spade 0.16 numbers the names it makes up differently on every run (the wires of
 /// expressions, `_e_N`, and the instances of generic units, `lib::unit[N]`), in the same
 /// order and with the same logic. Yosys follows names when it splits the chip into blocks
-/// (the per-block table moved by up to 15 % a row from one compile to the next), so the
+/// (the per-block table moved by up to 16 % a row from one compile to the next), so the
 /// Verilog is written with those numbers given anew in order of first appearance: `_e_N`
 /// from 0 in each module, generic instances from 0 over the file. The same sources then
 /// give the same Verilog, byte for byte.
