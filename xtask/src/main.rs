@@ -1,12 +1,11 @@
 //! Project tasks, run as `cargo xtask TASK` (an alias in .cargo/config.toml).
 
 mod bench;
-mod bitstream;
-mod block_fmax;
 mod chip;
-mod depth;
+mod fpga;
 mod hdl;
 mod lint;
+mod manifest;
 mod run;
 mod setup;
 mod sim;
@@ -112,13 +111,13 @@ enum Task {
     /// Measured figures: cycles per position on the chip, simulation and reference speed.
     Bench(bench::BenchArgs),
     /// Bitstream for an ECP5 board (yosys, nextpnr-ecp5, ecppack) with a resource/timing report.
-    Bitstream(bitstream::BitstreamArgs),
+    Bitstream(fpga::flow::BitstreamArgs),
     /// Move lists from the chip over its host link: a board's serial port or the simulation.
     Run(run::RunArgs),
     /// Every block of the chip placed and routed alone: its LUT4, FF and Fmax.
-    BlockFmax(block_fmax::BlockFmaxArgs),
+    BlockFmax(fpga::block_fmax::BlockFmaxArgs),
     /// LUT levels in front of the flip-flops of a synthesised netlist, by register group.
-    Depth(depth::DepthArgs),
+    Depth(fpga::depth::DepthArgs),
 }
 
 fn main() -> ExitCode {
@@ -131,10 +130,10 @@ fn main() -> ExitCode {
         Task::Sim(args) => sim::run(args),
         Task::Verify(args) => verify::run(args),
         Task::Bench(args) => bench::run(args),
-        Task::Bitstream(args) => bitstream::run(args),
+        Task::Bitstream(args) => fpga::flow::run(args),
         Task::Run(args) => run::run(args),
-        Task::BlockFmax(args) => block_fmax::run(args),
-        Task::Depth(args) => depth::run(args),
+        Task::BlockFmax(args) => fpga::block_fmax::run(args),
+        Task::Depth(args) => fpga::depth::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
