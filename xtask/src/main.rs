@@ -47,7 +47,7 @@ Tasks in detail:
           on random positions, checks and evasions apart and together, simulation speed,
           and the software reference's speed on the same positions, as markdown tables.
   bitstream
-          The board top (hdl/board_top.spade) for the board of swim.toml [fpga]: yosys
+          The board top (swim.toml [fpga] top) for the board of swim.toml [fpga]: yosys
           synth_ecp5 -> nextpnr-ecp5 (device, package, speed grade, LPF and clock target
           from [fpga.boards.NAME]) -> ecppack into build/<name>.bit, logs in build/bitstream/.
           Report (LUT4/FF/BRAM/DSP per block, Fmax per clock, utilisation, stage times) in
@@ -59,8 +59,8 @@ Tasks in detail:
           host link) placed and routed alone on the board's device, its inputs from
           registers and its outputs into registers, against swim.toml [fpga] goal_mhz (or
           --mhz) times pnr_margin: LUT4, FF, Fmax and critical path per block in
-          build/block-fmax.{md,json}, logs in build/block-fmax/<block>/. About 6 minutes on
-          2 cores. A block alone is an upper bound of what it reaches in the chip.
+          build/block-fmax.{md,json}, logs in build/block-fmax/<block>/ (--only for some
+          blocks). A block alone is an upper bound of what it reaches in the chip.
           Exit 1 when a block's tools fail (the other blocks are still in the table).
   depth   LUT levels in front of every flip-flop of a synthesised netlist (default: the
           flow's, build/bitstream/TOP.json, after `bitstream --synth-only`), by register of

@@ -1,9 +1,9 @@
-//! Logic depth of the synthesised chip, from yosys' JSON netlist: for every register, the
-//! longest chain of logic cells in front of it, in LUT levels. A quick timing view after
-//! synthesis, without place and route: on an ECP5 each LUT level adds a LUT's delay and
-//! its routing, so the deepest register groups are where the clock is lost. The bitstream report shows the deepest groups;
-//! `cargo xtask depth` shows every group of any mapped netlist, by register of the Verilog
-//! or by lists of cells.
+//! Logic depth of the synthesised chip, from yosys' JSON netlist: for every register, the longest
+//! chain of logic cells in front of it, in LUT levels. A quick timing view after synthesis, without
+//! place and route: on an ECP5 each LUT level adds a LUT's delay and its routing, so the deepest
+//! register groups are where the clock is lost. The bitstream report shows the deepest groups;
+//! `cargo xtask depth` shows every group of any mapped netlist, by register of the Verilog or by
+//! lists of cells.
 //!
 //! Delay model, in levels: a LUT4 1; the wide-function multiplexers PFUMX and L6MUX21
 //! 0.35; a carry cell 1 from its A/B inputs and 0.06 along the carry (a 40-cell chain

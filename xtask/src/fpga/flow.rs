@@ -6,7 +6,8 @@
 //! Stages (logs and intermediate files under `build/bitstream/`):
 //! - synth: `synth_ecp5` of the flattened chip, the netlist that is placed and routed;
 //! - pnr: nextpnr-ecp5 (swim.toml's placer and router) with the board's LPF and the PLL's
-//!   derived clock constraint; with several seeds (`--seed 1,2`), one run per seed side by side, the fastest kept;
+//!   derived clock constraint; with several seeds (`--seed 1,2`), one run per seed side by
+//!   side, the fastest kept;
 //! - pack: ecppack (compressed, as the ULX3S LPF asks);
 //! - blocks: a second yosys run, beside pnr, that synthesises every unit of the link top
 //!   (pipeline stage, host link) as its own module for the per-block table
@@ -78,7 +79,7 @@ pub struct BitstreamArgs {
     /// [fpga] pnr_margin; the targets are still the check. With the static or HeAP placer
     /// and router1 the margin changes what nextpnr reports, not the placement or the route:
     /// nextpnr weighs a connection by its path's delay against the worst path's, whatever
-    /// the clock (docs/bitstream.md, "The clock constraint does not move the chip").
+    /// the clock (docs/bitstream.md).
     #[arg(long, value_name = "FACTOR")]
     pub pnr_margin: Option<f64>,
     /// Rebuild the report from the outputs of the last run in build/bitstream/ (no tools run).

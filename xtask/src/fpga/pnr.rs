@@ -43,8 +43,7 @@ pub struct NextpnrChoice<'a> {
 }
 
 impl NextpnrChoice<'_> {
-    /// The choice as nextpnr-ecp5 options: placer, router (swim.toml [fpga] router;
-    /// docs/bitstream.md, "Routing experiments") and the further ones.
+    /// The choice as nextpnr-ecp5 options: placer, router and the further ones.
     pub fn options(&self) -> Vec<&str> {
         let mut options = vec!["--placer", self.placer, "--router", self.router];
         options.extend(self.extra.iter().copied());

@@ -23,7 +23,7 @@ pub struct SynthArgs {
     /// ABC commands for the LUT mapping instead of abc9's default script (`&scorr; &sweep;
     /// &dc2; &dch -f -r; &ps; &if -W 300 -v; &mfs`), e.g. `'&scorr; &sweep; &b; &if -W 300
     /// -F 0 -A 0 -v'`: the AIG balanced and mapped for delay alone, without area recovery
-    /// (docs/bitstream.md, "Mapping for depth: the channel stage").
+    /// (docs/bitstream.md).
     #[arg(long, value_name = "SCRIPT")]
     pub abc9_script: Option<String>,
 }
@@ -154,15 +154,14 @@ pub fn synth_script(i: &SynthInputs, json: &Path, stat: &Path) -> String {
 /// The per-block pass: the same design with one module per block, statistics to `stat`.
 ///
 /// The blocks (`units`, as (tag, unit)) are the units the `blocks_of` units instantiate
-/// (`super::netlist::stage_units`): the pipeline stages (position store, mover view, masks, channels with
-/// every generator, move stream) and the host link, with registers between them. Each
-/// block's modules are flattened into it and its cells tagged, and so are each `blocks_of`
-/// unit's own cells (its pipeline registers and glue); the whole design is then flattened
-/// and optimised at word level (constants and unused logic cross block boundaries), and
-/// `submod` cuts it back into one module per tag, which `synth_ecp5 -noflatten` maps
-/// separately. What the blocks cannot share any more (bit-level constants found during
-/// mapping, logic merged across a boundary) makes their sum larger than the chip; the
-/// report gives both.
+/// (`super::netlist::stage_units`): the position store, the pipeline stages of the move generator
+/// and the host link, with registers between them. Each block's modules are flattened into it and
+/// its cells tagged, and so are each `blocks_of` unit's own cells (its pipeline registers and
+/// glue); the whole design is then flattened and optimised at word level (constants and unused
+/// logic cross block boundaries), and `submod` cuts it back into one module per tag, which
+/// `synth_ecp5 -noflatten` maps separately. What the blocks cannot share any more (bit-level
+/// constants found during mapping, logic merged across a boundary) makes their sum larger than the
+/// chip; the report gives both.
 pub fn blocks_script(
     i: &SynthInputs,
     blocks_of: &[String],
