@@ -199,7 +199,10 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         if !v.exists() {
             bail!("{} (swim.toml [fpga] verilog) not found", v.display());
         }
+        tool_path(&root, v).context("swim.toml [fpga] verilog")?;
     }
+    tool_path(&root, &constraints)
+        .with_context(|| format!("swim.toml [fpga.boards.{board_name}] constraints"))?;
     let mut command = format!("cargo xtask bitstream --board {board_name}");
     if args.synth_only {
         command.push_str(" --synth-only");
