@@ -699,9 +699,10 @@ mod tests {
 
     #[test]
     fn the_clock_pin_comes_from_the_board_lpf() {
-        let lpf =
-            std::fs::read_to_string(crate::util::project_root().join("constraints/ulx3s.lpf"))
-                .expect("constraints/ulx3s.lpf");
+        let root = crate::util::project_root();
+        let manifest = crate::manifest::Manifest::load(&root).unwrap();
+        let path = root.join(&manifest.board(None).unwrap().1.constraints);
+        let lpf = std::fs::read_to_string(&path).expect("the default board's LPF");
         let got = clock_lpf(&lpf, 100.0 * 1.1).unwrap();
         assert!(got.contains("LOCATE COMP \"clk\" SITE \"G2\";"), "{got}");
         assert!(

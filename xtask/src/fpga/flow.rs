@@ -636,7 +636,7 @@ mod tests {
         assert_relative(&cmd, &root);
         let shown = util::show(&cmd);
         assert!(
-            shown.contains(" --lpf constraints/ulx3s.lpf ")
+            shown.contains(&format!(" --lpf {} ", board.constraints.display()))
                 && shown.contains(" --report build/bitstream/seed-2/nextpnr-report.json ")
                 && shown.ends_with(" --textcfg build/bitstream/seed-2/c.config"),
             "{shown}"

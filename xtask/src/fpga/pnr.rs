@@ -556,9 +556,10 @@ mod tests {
 
     #[test]
     fn scaled_lpf_scales_only_the_oscillator_frequency() {
-        let lpf =
-            std::fs::read_to_string(crate::util::project_root().join("constraints/ulx3s.lpf"))
-                .expect("constraints/ulx3s.lpf");
+        let root = crate::util::project_root();
+        let manifest = crate::manifest::Manifest::load(&root).unwrap();
+        let path = root.join(&manifest.board(None).unwrap().1.constraints);
+        let lpf = std::fs::read_to_string(&path).expect("the default board's LPF");
         let scaled = super::scaled_lpf(&lpf, 1.1).expect("the board LPF scales");
         let freq: Vec<&str> = scaled
             .lines()
