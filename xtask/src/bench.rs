@@ -137,10 +137,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 format!("--mhz {mhz}: give the clock in MHz, e.g. --mhz 100"),
             ));
         }
-        None => {
-            let (_, _, board) = crate::bitstream::load_board(&util::project_root(), None)?;
-            board.clock_mhz
-        }
+        None => crate::manifest::Manifest::load(&util::project_root())?.clock_mhz(None)?,
     };
     let seed = args.seed.unwrap_or_else(tsume::random::seed_from_env);
     let runtime = chip::runtime()?;

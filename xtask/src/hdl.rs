@@ -11,8 +11,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use crate::manifest::Manifest;
 use crate::setup;
-use crate::util::{self, Failure, Manifest};
+use crate::util::{self, Failure};
 
 #[derive(Debug, Args)]
 pub struct HdlArgs {

@@ -1,12 +1,11 @@
 //! Project tasks, run as `cargo xtask TASK` (an alias in .cargo/config.toml).
 
 mod bench;
-mod bitstream;
-mod block_fmax;
 mod chip;
-mod depth;
+mod fpga;
 mod hdl;
 mod lint;
+mod manifest;
 mod run;
 mod setup;
 mod sim;
@@ -48,7 +47,7 @@ Tasks in detail:
           on random positions, checks and evasions apart and together, simulation speed,
           and the software reference's speed on the same positions, as markdown tables.
   bitstream
-          The board top (hdl/board_top.spade) for the board of swim.toml [fpga]: yosys
+          The board top (swim.toml [fpga] top) for the board of swim.toml [fpga]: yosys
           synth_ecp5 -> nextpnr-ecp5 (device, package, speed grade, LPF and clock target
           from [fpga.boards.NAME]) -> ecppack into build/<name>.bit, logs in build/bitstream/.
           Report (LUT4/FF/BRAM/DSP per block, Fmax per clock, utilisation, stage times) in
@@ -60,8 +59,8 @@ Tasks in detail:
           host link) placed and routed alone on the board's device, its inputs from
           registers and its outputs into registers, against swim.toml [fpga] goal_mhz (or
           --mhz) times pnr_margin: LUT4, FF, Fmax and critical path per block in
-          build/block-fmax.{md,json}, logs in build/block-fmax/<block>/. About 6 minutes on
-          2 cores. A block alone is an upper bound of what it reaches in the chip.
+          build/block-fmax.{md,json}, logs in build/block-fmax/<block>/ (--only for some
+          blocks). A block alone is an upper bound of what it reaches in the chip.
           Exit 1 when a block's tools fail (the other blocks are still in the table).
   depth   LUT levels in front of every flip-flop of a synthesised netlist (default: the
           flow's, build/bitstream/TOP.json, after `bitstream --synth-only`), by register of
@@ -112,13 +111,13 @@ enum Task {
     /// Measured figures: cycles per position on the chip, simulation and reference speed.
     Bench(bench::BenchArgs),
     /// Bitstream for an ECP5 board (yosys, nextpnr-ecp5, ecppack) with a resource/timing report.
-    Bitstream(bitstream::BitstreamArgs),
+    Bitstream(fpga::flow::BitstreamArgs),
     /// Move lists from the chip over its host link: a board's serial port or the simulation.
     Run(run::RunArgs),
     /// Every block of the chip placed and routed alone: its LUT4, FF and Fmax.
-    BlockFmax(block_fmax::BlockFmaxArgs),
+    BlockFmax(fpga::block_fmax::BlockFmaxArgs),
     /// LUT levels in front of the flip-flops of a synthesised netlist, by register group.
-    Depth(depth::DepthArgs),
+    Depth(fpga::depth::DepthArgs),
 }
 
 fn main() -> ExitCode {
@@ -131,10 +130,10 @@ fn main() -> ExitCode {
         Task::Sim(args) => sim::run(args),
         Task::Verify(args) => verify::run(args),
         Task::Bench(args) => bench::run(args),
-        Task::Bitstream(args) => bitstream::run(args),
+        Task::Bitstream(args) => fpga::flow::run(args),
         Task::Run(args) => run::run(args),
-        Task::BlockFmax(args) => block_fmax::run(args),
-        Task::Depth(args) => depth::run(args),
+        Task::BlockFmax(args) => fpga::block_fmax::run(args),
+        Task::Depth(args) => fpga::depth::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

