@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The channel registers' cone mapped apart for depth inside the flat chip
-# (docs/bitstream.md, "The channel registers' cone mapped apart, inside the flat chip").
+# (docs/experiments/pipeline.md, "The channel registers' cone mapped apart, inside the flat chip").
 # Synthesis only: three netlists of the same chip and their logic depth by stage.
 #
 #   cargo xtask bitstream --synth-only       # build/spade.sv and build/bitstream/synth.ys

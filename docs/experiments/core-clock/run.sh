@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The generator's core on a clock of half the stream's (docs/bitstream.md, "The generator's
-# core on a clock of its own"): a timing probe, not a working chip. The five registers of
+# The generator's core on a clock of half the stream's (docs/experiments/flow.md, "The
+# generator's core on a clock of its own"): a timing probe, not a working chip. The five registers of
 # the generator's core (view, masks, context, slides, channels) are moved in Spade's
 # Verilog onto a second PLL output at half the frequency, phase-aligned with the first;
 # everything else (store, stream, link) stays on the fast clock. Nothing else changes, so
@@ -49,15 +49,20 @@ cd "$root"
 cargo xtask hdl
 cp build/spade.sv "$out/spade.sv"
 
+# The FPGA flow's Verilog (swim.toml [fpga] verilog): the PLL primitive and the link settings.
+pll=$(grep -o '"[^"]*ecp5_pll\.v"' "$root/swim.toml" | tr -d '"' | head -1)
+config=$(grep -o '"[^"]*board_config\.v"' "$root/swim.toml" | tr -d '"' | head -1)
+[ -n "$pll" ] && [ -n "$config" ] || { echo "error: swim.toml [fpga] verilog names no ecp5_pll.v and board_config.v" >&2; exit 1; }
+
 # The core's registers onto clk_core, threaded from the PLL's CLKOS (added to a copy of
-# hdl/ecp5/ecp5_pll.v) through link_top.
-python3 "$here/patch.py" "$out/spade.sv" "$root/hdl/ecp5/ecp5_pll.v" "$out/ecp5_pll.v" ${core:+"$core"}
+# the PLL's Verilog) through link_top.
+python3 "$here/patch.py" "$out/spade.sv" "$root/$pll" "$out/ecp5_pll.v" ${core:+"$core"}
 
 cpb=$(( (fast * 1000000 + 57600) / 115200 ))
 cat > "$out/synth.ys" <<EOF
 read_verilog -sv "$out/spade.sv"
 read_verilog "$out/ecp5_pll.v"
-read_verilog "$root/hdl/ecp5/board_config.v"
+read_verilog "$root/$config"
 setparam -set CLKI_DIV 1 -set CLKFB_DIV $fb -set CLKOP_DIV $op -set CLKOP_CPHASE $((op / 2 - 1)) -set CLKOS_DIV $os -set CLKOS_CPHASE $((os / 2 - 1)) board_top/ecp5_pll_0
 setparam -set CLOCKS_PER_BIT $cpb -set TIMEOUT_BITS 2000 board_top/board_config_0
 synth_ecp5 -top board_top -run begin:coarse

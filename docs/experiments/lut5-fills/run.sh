@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fills as hand-mapped LUT5 pairs (docs/bitstream.md, "Fills as LUT5 pairs"): the eight
+# The fills as hand-mapped LUT5 pairs (docs/experiments/fills.md, "Fills as LUT5 pairs"): the eight
 # slide modules of build/spade.sv replaced by gen.py's ECP5 version, proved equivalent by
 # yosys, then the mask stage and the slide stage placed and routed alone.
 #

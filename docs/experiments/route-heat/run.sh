@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where the chip's routing goes (docs/bitstream.md, "Where the routing goes"): the last
+# Where the chip's routing goes (docs/experiments/flow.md, "Where the routing goes"): the last
 # place and route of `cargo xtask bitstream` run again with its own command (the first line
 # of build/bitstream/pnr.log: same netlist, seed and options, so the same placement and
 # route), writing the routed netlist; then the used pips per tile of the device (a heat map)
