@@ -573,7 +573,7 @@ impl<T: Transport> LinkDriver<T> {
 // ------------------------------------------------------------------ simulation
 
 /// The move generator behind the host link (`hdl/board_top.spade`: `link_top`).
-#[spade(src = "hdl/board_top.spade", name = "link_top")]
+#[spade(src = "hdl/tops.spade", name = "link_top")]
 pub struct LinkTop;
 
 /// Settings of the simulated link.

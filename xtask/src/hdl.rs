@@ -2,6 +2,9 @@
 //!
 //! The root file is `<name>,<name>,hdl/main.spade`; any other file `hdl/a/b.spade` is
 //! `<name>,<name>::a::b,hdl/a/b.spade` (a `main.spade` in a subfolder is that folder's module).
+//! Spade 0.16 finds a module only where its parent declares it, so a subfolder `hdl/a/` needs
+//! `mod a;` in `hdl/main.spade` and an `hdl/a/main.spade` that declares `mod b;` for each of
+//! its files (an inline `mod a { mod b; }` is refused): `hdl/board/` is such a folder.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
