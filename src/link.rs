@@ -572,7 +572,7 @@ impl<T: Transport> LinkDriver<T> {
 
 // ------------------------------------------------------------------ simulation
 
-/// The move generator behind the host link (`hdl/board_top.spade`: `link_top`).
+/// The move generator behind the host link (`hdl/tops.spade`: `link_top`).
 #[spade(src = "hdl/tops.spade", name = "link_top")]
 pub struct LinkTop;
 

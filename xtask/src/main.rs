@@ -79,7 +79,7 @@ Examples:
   cargo xtask sim --engine reference --positions positions.txt --json
   cargo xtask sim --engine reference
   cargo xtask bitstream
-  cargo xtask block-fmax --only move_channels__masks --seed 2
+  cargo xtask block-fmax --only pipeline_stages__masks --seed 2
   cargo xtask depth --limit 40
   cargo xtask depth build/channel-cone/flow.json --groups build/channel-cone
   cargo xtask run --port /dev/ttyUSB0 --check --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'

@@ -57,6 +57,6 @@ for d in ["n", "s", "e", "w", "ne", "se", "nw", "sw"]:
 open(path, "w").write(s + "\n" + open(new).read())
 PY
 status=0
-cargo xtask block-fmax --only move_channels__masks,move_channels__slide_stage --seed "$seed" || status=$?
+cargo xtask block-fmax --only pipeline_stages__masks,pipeline_stages__slide_stage --seed "$seed" || status=$?
 cargo xtask hdl --force
 exit $status

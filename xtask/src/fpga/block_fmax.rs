@@ -46,7 +46,7 @@ pub struct BlockFmaxArgs {
     /// Place and route runs against it times [fpga] pnr_margin.
     #[arg(long, value_name = "MHZ")]
     pub mhz: Option<f64>,
-    /// Only these blocks (their names in the table, e.g. `move_channels__masks`).
+    /// Only these blocks (their names in the table, e.g. `pipeline_stages__masks`).
     #[arg(long, value_delimiter = ',', value_name = "BLOCK[,BLOCK...]")]
     pub only: Vec<String>,
     /// Any units of the Spade Verilog instead of the blocks (e.g.
@@ -89,7 +89,7 @@ pub fn module_ports(verilog: &str, unit: &str) -> Result<Vec<Port>> {
         .with_context(|| {
             format!(
                 "module `{unit}` not found in the Spade Verilog: name a unit as Spade does, \
-                 e.g. `tsume::move_channels::masks` (file::function), or see the `module` \
+                 e.g. `tsume::pipeline_stages::masks` (file::function), or see the `module` \
                  lines of build/spade.sv"
             )
         })?;

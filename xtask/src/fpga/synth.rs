@@ -280,7 +280,7 @@ mod tests {
         let inputs = SynthInputs {
             top: "board_top",
             sources: &[PathBuf::from("build/spade.sv")],
-            fpga_verilog: &[PathBuf::from("hdl/ecp5/ecp5_pll.v")],
+            fpga_verilog: &[PathBuf::from("hdl/board/ecp5_pll.v")],
             pll: &pll,
             link: &link,
             abc9: None,

@@ -343,7 +343,7 @@ mod tests {
             rel("/tmp/project/build/synth.ys"),
             Ok("build/synth.ys".into())
         );
-        assert_eq!(rel("hdl/ecp5/pll.v"), Ok("hdl/ecp5/pll.v".into()));
+        assert_eq!(rel("hdl/board/pll.v"), Ok("hdl/board/pll.v".into()));
         let e = rel("/tmp/other/x.v").unwrap_err();
         assert!(
             e.starts_with("/tmp/other/x.v is outside the project folder /tmp/project"),
