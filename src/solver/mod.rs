@@ -44,8 +44,8 @@ pub struct Counters {
     pub expansions: u64,
     /// Table reads (one per child of an expanded node not found on the path).
     pub probes: u64,
-    /// Table writes (one per returning node, final disproofs and all others; not the
-    /// disproofs that depend on the path or the bound).
+    /// Table writes (one per returning node, except a disproof that depends on a
+    /// repetition of a position above it).
     pub stores: u64,
 }
 
