@@ -142,7 +142,8 @@ impl Config {
 pub struct Limits {
     /// Moves made at most (counted over every search of the solve, the line's included).
     pub nodes: u64,
-    /// Re-search with a ply bound until no shorter mate exists (the minimax distance).
+    /// After a mate, search within 1, 3, 5, ... plies until the first proof: the minimax
+    /// distance.
     pub shortest: bool,
 }
 

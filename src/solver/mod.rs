@@ -132,8 +132,8 @@ impl Solver {
     }
 
     /// Solves `pos` for its side to move: df-pn from the root within the plies the frames
-    /// hold ([`Config::root_plies`]); with `limits.shortest`, searches again within two
-    /// plies fewer than the last line until none is found.
+    /// hold ([`Config::root_plies`]); after a mate of `L` plies with `limits.shortest`,
+    /// searches again within 1, 3, 5, ... plies up to `L - 2` until one proves the root.
     pub fn solve(&mut self, pos: &Position, limits: Limits) -> Outcome {
         self.table.clear();
         let mut counters = Counters::default();
@@ -171,14 +171,19 @@ impl Solver {
         if !limits.shortest {
             return outcome(SearchResult::Mate, pv, false, counters);
         }
-        while pv.len() > 1 {
-            let bound = pv.len() as u32 - 2;
+        // Iterative deepening below the line's length: the first bound that proves the
+        // root is the minimax distance; none (all disproven) leaves the line as it is.
+        let mut bound = 1;
+        while bound + 2 <= pv.len() as u32 {
             match self.search(board, bound, limits.nodes, &mut counters) {
                 Ok(v) if v.pn == 0 => match self.line(board, bound, limits.nodes, &mut counters) {
-                    Ok(line) => pv = line,
+                    Ok(line) => {
+                        pv = line;
+                        break;
+                    }
                     Err(_) => return outcome(SearchResult::Mate, pv, false, counters),
                 },
-                Ok(_) => break,
+                Ok(_) => bound += 2,
                 Err(_) => return outcome(SearchResult::Mate, pv, false, counters),
             }
         }
