@@ -8,6 +8,7 @@
 //! - [`random`]: seeded generator of tsume-like positions for differential tests.
 //! - [`problems`]: the project's problem suite in `problems/`.
 //! - [`mate`]: a small exhaustive mate search on the reference, used to vouch for the suite.
+//! - [`solver`]: the df-pn solver's golden model, written as the chip runs it (docs/search.md).
 //! - [`hw`]: the Verilator models of the Spade tops and their drivers.
 
 pub mod bus;
@@ -19,6 +20,7 @@ pub mod position;
 pub mod problems;
 pub mod random;
 pub mod reference;
+pub mod solver;
 pub mod toolchain;
 
 pub use marlin;

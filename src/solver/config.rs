@@ -1,0 +1,182 @@
+//! The search's geometry (`[search]` in swim.toml) and the limits of one solve.
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+
+/// Table geometry and capacities: what the chip builds its memories from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// The table has `2^tt_index_bits` sets (the index is the hash's low bits; at most 32).
+    pub tt_index_bits: u32,
+    /// Ways per set.
+    pub tt_ways: usize,
+    /// Child frames on the path: plies below the root the search can hold (root = ply 0).
+    pub max_plies: usize,
+    /// Children one frame holds: the longest move list a node may have.
+    pub max_children: usize,
+}
+
+/// The keys of `[search]`, in order.
+const KEYS: [&str; 4] = ["tt_index_bits", "tt_ways", "max_plies", "max_children"];
+
+impl Config {
+    /// The `[search]` table of the manifest at `path` (swim.toml).
+    pub fn from_manifest(path: &Path) -> anyhow::Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the manifest {}", path.display()))?;
+        Config::parse(&text).with_context(|| format!("manifest {}", path.display()))
+    }
+
+    /// The `[search]` table of the project's swim.toml.
+    pub fn from_project() -> anyhow::Result<Config> {
+        Config::from_manifest(&crate::toolchain::project_root().join("swim.toml"))
+    }
+
+    /// The `[search]` table of a manifest's text: `key = integer` lines (underscores
+    /// allowed, `#` comments), every key of [`Config`] once.
+    pub fn parse(text: &str) -> anyhow::Result<Config> {
+        let mut values: [Option<u64>; 4] = [None; 4];
+        let mut inside = false;
+        let mut seen = false;
+        for (n, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.starts_with('[') {
+                inside = line == "[search]";
+                seen |= inside;
+                continue;
+            }
+            if !inside || line.is_empty() {
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                bail!(
+                    "line {}: `{line}` in [search] is not `key = integer`",
+                    n + 1
+                );
+            };
+            let key = key.trim();
+            let Some(slot) = KEYS.iter().position(|k| *k == key) else {
+                bail!(
+                    "line {}: unknown key `{key}` in [search]; the keys are {}",
+                    n + 1,
+                    KEYS.join(", ")
+                );
+            };
+            let parsed = value
+                .trim()
+                .replace('_', "")
+                .parse::<u64>()
+                .with_context(|| {
+                    format!(
+                        "line {}: `{key}` = `{}` is not a non-negative integer",
+                        n + 1,
+                        value.trim()
+                    )
+                })?;
+            values[slot] = Some(parsed);
+        }
+        if !seen {
+            bail!(
+                "no [search] table: add one with the keys {}",
+                KEYS.join(", ")
+            );
+        }
+        let get =
+            |i: usize| values[i].with_context(|| format!("[search] lacks `{}`: add it", KEYS[i]));
+        let config = Config {
+            tt_index_bits: u32::try_from(get(0)?).unwrap_or(u32::MAX),
+            tt_ways: usize::try_from(get(1)?).unwrap_or(usize::MAX),
+            max_plies: usize::try_from(get(2)?).unwrap_or(usize::MAX),
+            max_children: usize::try_from(get(3)?).unwrap_or(usize::MAX),
+        };
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Rejects a geometry the search cannot use.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.tt_index_bits > 32 {
+            bail!(
+                "tt_index_bits = {}: at most 32 (the tag is the hash's high 32 bits)",
+                self.tt_index_bits
+            );
+        }
+        if !(1..=64).contains(&self.tt_ways) {
+            bail!("tt_ways = {}: between 1 and 64", self.tt_ways);
+        }
+        let most = super::zobrist::PLY_KEYS;
+        if !(2..=most).contains(&self.max_plies) {
+            bail!("max_plies = {}: between 2 and {most}", self.max_plies);
+        }
+        if !(1..=1024).contains(&self.max_children) {
+            bail!("max_children = {}: between 1 and 1024", self.max_children);
+        }
+        Ok(())
+    }
+
+    /// The same geometry with a table of about `entries` entries: the same ways, and the
+    /// largest power-of-two number of sets whose entries do not exceed `entries` (one
+    /// set at least).
+    pub fn with_tt_entries(mut self, entries: usize) -> Config {
+        let sets = (entries / self.tt_ways).max(1);
+        self.tt_index_bits = (usize::BITS - 1 - sets.leading_zeros()).min(32);
+        self
+    }
+
+    /// The plies a search from the root may use: the largest odd number below
+    /// `max_plies` (the root is ply 0; the last frame is ply `max_plies - 1`).
+    pub fn root_plies(&self) -> u32 {
+        let last = self.max_plies as u32 - 1;
+        if last % 2 == 1 { last } else { last - 1 }
+    }
+
+    /// Entries of the table.
+    pub fn tt_entries(&self) -> usize {
+        (1usize << self.tt_index_bits) * self.tt_ways
+    }
+}
+
+/// The limits of one solve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Moves made at most (counted over every search of the solve, the line's included).
+    pub nodes: u64,
+    /// After a mate, search within 1, 3, 5, ... plies until the first proof: the minimax
+    /// distance.
+    pub shortest: bool,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            nodes: u64::MAX,
+            shortest: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_project_manifest_parses() {
+        let c = Config::from_project().unwrap();
+        assert!(c.tt_entries() >= 1024);
+        assert_eq!(c.with_tt_entries(1 << 20).tt_entries(), 1 << 20);
+        assert_eq!(c.with_tt_entries(3).tt_entries(), c.tt_ways);
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let bad = "[search]\ntt_index_bits = 12\ntt_ways = four\n";
+        let e = format!("{:#}", Config::parse(bad).unwrap_err());
+        assert!(e.contains("tt_ways"), "{e}");
+        let missing = "[search]\ntt_index_bits = 12\ntt_ways = 4\nmax_plies = 64\n";
+        let e = format!("{:#}", Config::parse(missing).unwrap_err());
+        assert!(e.contains("max_children"), "{e}");
+        let e = format!("{:#}", Config::parse("[hdl]\n").unwrap_err());
+        assert!(e.contains("no [search]"), "{e}");
+    }
+}

@@ -1,0 +1,193 @@
+//! The mating line: read from the proof in the table after a proven search (attacker: a
+//! proven move of least length; defender: the reply of greatest length), then checked
+//! move by move by the reference (docs/search.md, "The mating line").
+
+use rsshogi::board::Position as Board;
+use rsshogi::types::{Move, PieceType};
+
+use super::machine::Machine;
+use super::moves::{Kind, node_moves};
+use super::zobrist::Keys;
+use super::{Counters, Reason, Solver};
+use crate::position::Position;
+use crate::reference::tsume_moves;
+
+/// A child on the line: its move and the length of its proof.
+#[derive(Clone, Copy)]
+struct Pick {
+    mv: Move,
+    len: u16,
+}
+
+impl Solver {
+    /// The line of the attacker position `board`, proven with `plies` plies left, checked
+    /// by the reference. A child whose proof the table lost is searched again (a search
+    /// rooted at it, on the same table and counters).
+    pub(crate) fn line(
+        &mut self,
+        board: &Board,
+        plies: u32,
+        node_limit: u64,
+        counters: &mut Counters,
+    ) -> Result<Vec<Move>, Reason> {
+        let keys = Keys::get();
+        let mut b = board.clone_compact();
+        let mut h = keys.hash(&b);
+        let mut kind = Kind::Or;
+        let mut line: Vec<Move> = Vec::new();
+        let mut moves = Vec::new();
+        loop {
+            node_moves(&b, kind, &mut moves);
+            if kind == Kind::And && moves.is_empty() {
+                break;
+            }
+            // Plies left at this node; each proof below fits in one fewer.
+            let left = plies
+                .checked_sub(line.len() as u32)
+                .filter(|&l| l >= 1)
+                .ok_or_else(|| {
+                    Reason::LineUnreadable(format!("the line outgrew its {plies} plies"))
+                })?;
+            let proven = |table: &super::table::Table, mv: Move| {
+                table
+                    .lookup(keys.table_key(keys.after(&b, h, mv), left - 1))
+                    .filter(|f| f.pn == 0)
+                    .map(|f| f.len)
+            };
+            let pick = match kind {
+                Kind::Or => {
+                    let mut pick: Option<Pick> = None;
+                    for &mv in &moves {
+                        if let Some(len) = proven(&self.table, mv)
+                            && pick.is_none_or(|p| len < p.len)
+                        {
+                            pick = Some(Pick { mv, len });
+                        }
+                    }
+                    match pick {
+                        Some(p) => p,
+                        None => self.research_or(&b, left, node_limit, counters)?,
+                    }
+                }
+                Kind::And => {
+                    let mut pick: Option<Pick> = None;
+                    for &mv in &moves {
+                        let len = match proven(&self.table, mv) {
+                            Some(len) => len,
+                            None => {
+                                let mut child = b.clone_compact();
+                                child.apply_move(mv);
+                                self.research_child(&child, left - 1, node_limit, counters)?
+                            }
+                        };
+                        if pick.is_none_or(|p| len > p.len) {
+                            pick = Some(Pick { mv, len });
+                        }
+                    }
+                    pick.expect("a defender with moves has a pick")
+                }
+            };
+            h = keys.after(&b, h, pick.mv);
+            b.apply_move(pick.mv);
+            line.push(pick.mv);
+            kind = kind.flip();
+        }
+        let root = Position::from_sfen(&board.to_sfen(None)).map_err(|e| {
+            Reason::LineRejected(format!("the root does not read back from SFEN: {e}"))
+        })?;
+        check_line(&root, &line).map_err(Reason::LineRejected)?;
+        Ok(line)
+    }
+
+    /// The attacker's position `b` had no proven child in the table: searched again as a
+    /// root, its proven child of least length from the root frame.
+    fn research_or(
+        &mut self,
+        b: &Board,
+        left: u32,
+        node_limit: u64,
+        counters: &mut Counters,
+    ) -> Result<Pick, Reason> {
+        let mut machine = Machine::new(self.config, &mut self.table, counters, node_limit);
+        let v = machine.run(b, left)?;
+        if v.pn != 0 {
+            return Err(Reason::LineUnreadable(format!(
+                "{} was proven but a search of it alone does not prove it",
+                b.to_sfen(None)
+            )));
+        }
+        let mut pick: Option<Pick> = None;
+        for c in machine.root_children() {
+            if c.value.pn == 0 && pick.is_none_or(|p| c.value.len < p.len) {
+                pick = Some(Pick {
+                    mv: c.mv,
+                    len: c.value.len,
+                });
+            }
+        }
+        Ok(pick.expect("a proven root has a proven child"))
+    }
+
+    /// A defender's reply `child` (an attacker position) lost its proof: searched again
+    /// as a root; the length of its proof.
+    fn research_child(
+        &mut self,
+        child: &Board,
+        left: u32,
+        node_limit: u64,
+        counters: &mut Counters,
+    ) -> Result<u16, Reason> {
+        let mut machine = Machine::new(self.config, &mut self.table, counters, node_limit);
+        let v = machine.run(child, left)?;
+        if v.pn != 0 {
+            return Err(Reason::LineUnreadable(format!(
+                "the reply leading to {} was proven but a search of it alone does not prove it",
+                child.to_sfen(None)
+            )));
+        }
+        Ok(v.len)
+    }
+}
+
+/// Checks a mating line with the reference: an odd number of moves, the attacker's each
+/// a legal move that gives check (from its list: its checks, or its evasions when in
+/// check), the defender's each a legal evasion, the last position mate and not by a pawn
+/// drop. The error names the ply and the move.
+pub fn check_line(pos: &Position, line: &[Move]) -> Result<(), String> {
+    if line.len().is_multiple_of(2) {
+        return Err(format!(
+            "{} plies: a mating line has an odd number of moves",
+            line.len()
+        ));
+    }
+    let mut p = pos.clone();
+    for (i, &mv) in line.iter().enumerate() {
+        let set = tsume_moves(&p);
+        if !set.moves.iter().any(|m| m.mv == mv) {
+            return Err(format!(
+                "ply {}: {} is not in the reference's list of {p}",
+                i + 1,
+                mv.to_usi()
+            ));
+        }
+        if i % 2 == 0 && !p.inner().gives_check_move(mv) {
+            return Err(format!(
+                "ply {}: the attacker's {} in {p} gives no check",
+                i + 1,
+                mv.to_usi()
+            ));
+        }
+        p = p.after(mv);
+    }
+    let left = tsume_moves(&p).moves.len();
+    if left != 0 {
+        return Err(format!(
+            "the last position {p} is not mate: the defender has {left} evasions"
+        ));
+    }
+    let last = line[line.len() - 1];
+    if last.dropped_piece() == Some(PieceType::PAWN) {
+        return Err(format!("the mate {} is by a pawn drop", last.to_usi()));
+    }
+    Ok(())
+}

@@ -1,0 +1,411 @@
+//! The search as the chip runs it: an iterative state machine over an explicit stack of
+//! child frames (docs/search.md, "The state machine"). No recursion: every step the chip
+//! takes is one arm of [`Machine::run`]'s loop, and every counter is exact.
+
+use rsshogi::board::Position as Board;
+use rsshogi::types::Move;
+
+use super::moves::{Kind, node_moves};
+use super::table::Table;
+use super::values::{INF, Pn, add, second_plus_one, share};
+use super::zobrist::Keys;
+use super::{Config, Counters, Reason};
+
+/// No repetition: the `rep` of a value that depends on no position of the path.
+pub const REP_NONE: u16 = u16::MAX;
+
+/// What a node (or a child in its parent's frame) is worth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Value {
+    /// Proof number.
+    pub pn: Pn,
+    /// Disproof number.
+    pub dn: Pn,
+    /// Proven: plies to mate.
+    pub len: u16,
+    /// Disproven: the shallowest ply of the path whose position the disproof found
+    /// repeated ([`REP_NONE`]: none).
+    pub rep: u16,
+    /// Disproven: the disproof reached a defender with no plies left (no mate within the
+    /// plies left, not final for a deeper search).
+    pub bounded: bool,
+}
+
+impl Value {
+    /// A position not yet expanded (not in the table): pn = dn = 1.
+    pub const NEW: Value = Value {
+        pn: 1,
+        dn: 1,
+        len: 0,
+        rep: REP_NONE,
+        bounded: false,
+    };
+    const PROVEN_LEAF: Value = Value {
+        pn: 0,
+        dn: INF,
+        len: 0,
+        rep: REP_NONE,
+        bounded: false,
+    };
+    const NO_CHECK: Value = Value {
+        pn: INF,
+        dn: 0,
+        len: 0,
+        rep: REP_NONE,
+        bounded: false,
+    };
+    const NO_PLY_LEFT: Value = Value {
+        pn: INF,
+        dn: 0,
+        len: 0,
+        rep: REP_NONE,
+        bounded: true,
+    };
+}
+
+/// One child in its parent's frame.
+#[derive(Debug, Clone, Copy)]
+pub struct Child {
+    /// The move to it.
+    pub mv: Move,
+    /// Its position hash.
+    pub hash: u64,
+    /// Its cached value.
+    pub value: Value,
+}
+
+/// The frame of the node at one ply of the path.
+struct Frame {
+    hash: u64,
+    kind: Kind,
+    th_pn: Pn,
+    th_dn: Pn,
+    /// The index of the child being searched below this node.
+    best: usize,
+    children: Vec<Child>,
+}
+
+/// Reads one of a value's numbers.
+type Number = fn(&Value) -> Pn;
+
+/// The machine's next step.
+enum State {
+    /// Generate the current node's list and fill its frame.
+    Expand,
+    /// Scan the frame: the node's value, then return or pick a child.
+    Select,
+    /// Make the move of child `index` and enter it with these thresholds.
+    Descend { index: usize, th_pn: Pn, th_dn: Pn },
+    /// The current node is done with this value: store it and go up.
+    Return(Value),
+}
+
+/// The search machine and its memories (the table is the solver's, shared by every
+/// search of one solve).
+pub struct Machine<'a> {
+    config: Config,
+    table: &'a mut Table,
+    counters: &'a mut Counters,
+    node_limit: u64,
+    /// Plies left at the root: a defender node with none left that is not mated is
+    /// disproven (within the plies left).
+    root_left: u32,
+    board: Board,
+    frames: Vec<Frame>,
+    depth: usize,
+    scratch: Vec<Move>,
+}
+
+impl<'a> Machine<'a> {
+    /// A machine over `table` and `counters`, stopping when `counters.nodes` reaches
+    /// `node_limit`.
+    pub fn new(
+        config: Config,
+        table: &'a mut Table,
+        counters: &'a mut Counters,
+        node_limit: u64,
+    ) -> Machine<'a> {
+        Machine {
+            config,
+            table,
+            counters,
+            node_limit,
+            root_left: 0,
+            board: Board::default(),
+            frames: Vec::new(),
+            depth: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Searches the attacker's position `root` (an OR node at ply 0) with `left` plies
+    /// left (odd, below `max_plies`) until it is proven or disproven. The root's value,
+    /// or why the search stopped.
+    pub fn run(&mut self, root: &Board, left: u32) -> Result<Value, Reason> {
+        debug_assert!(left % 2 == 1 && (left as usize) < self.config.max_plies);
+        self.board = root.clone_compact();
+        self.root_left = left;
+        self.depth = 0;
+        let hash = Keys::get().hash(&self.board);
+        self.enter(hash, Kind::Or, INF, INF);
+        let mut state = State::Expand;
+        loop {
+            state = match state {
+                State::Expand => self.expand()?,
+                State::Select => self.select(),
+                State::Descend {
+                    index,
+                    th_pn,
+                    th_dn,
+                } => self.descend(index, th_pn, th_dn)?,
+                State::Return(value) => {
+                    self.store(value);
+                    if self.depth == 0 {
+                        return Ok(value);
+                    }
+                    self.ascend(value)
+                }
+            };
+        }
+    }
+
+    /// The root's children with their values after [`Machine::run`].
+    pub fn root_children(&self) -> &[Child] {
+        &self.frames[0].children
+    }
+
+    /// Sets up the frame of the current ply.
+    fn enter(&mut self, hash: u64, kind: Kind, th_pn: Pn, th_dn: Pn) {
+        if self.frames.len() == self.depth {
+            self.frames.push(Frame {
+                hash,
+                kind,
+                th_pn,
+                th_dn,
+                best: 0,
+                children: Vec::with_capacity(self.config.max_children),
+            });
+        }
+        let frame = &mut self.frames[self.depth];
+        frame.hash = hash;
+        frame.kind = kind;
+        frame.th_pn = th_pn;
+        frame.th_dn = th_dn;
+        frame.best = 0;
+        frame.children.clear();
+    }
+
+    /// Expand: one move list; terminal nodes return at once; otherwise every child gets a
+    /// value (a repetition of the path, a table entry, or a new node) in stream order.
+    fn expand(&mut self) -> Result<State, Reason> {
+        let d = self.depth;
+        let kind = self.frames[d].kind;
+        node_moves(&self.board, kind, &mut self.scratch);
+        self.counters.expansions += 1;
+        if self.scratch.len() > self.config.max_children {
+            return Err(Reason::ChildLimit {
+                children: self.scratch.len(),
+                max_children: self.config.max_children,
+            });
+        }
+        if self.scratch.is_empty() {
+            return Ok(State::Return(match kind {
+                Kind::Or => Value::NO_CHECK,
+                Kind::And => Value::PROVEN_LEAF,
+            }));
+        }
+        let left = self.root_left - d as u32;
+        if left == 0 {
+            return Ok(State::Return(Value::NO_PLY_LEFT));
+        }
+        let keys = Keys::get();
+        let parent = self.frames[d].hash;
+        let mut children = std::mem::take(&mut self.frames[d].children);
+        for &mv in &self.scratch {
+            let hash = keys.after(&self.board, parent, mv);
+            // The path's positions with the child's side to move: plies d - 1, d - 3, ...
+            let repeated = (0..d)
+                .rev()
+                .step_by(2)
+                .find(|&q| self.frames[q].hash == hash);
+            let value = if let Some(q) = repeated {
+                Value {
+                    rep: q as u16,
+                    ..Value::NO_CHECK
+                }
+            } else {
+                self.counters.probes += 1;
+                match self.table.lookup(keys.table_key(hash, left - 1)) {
+                    Some(f) => Value {
+                        pn: f.pn,
+                        dn: f.dn,
+                        len: f.len,
+                        rep: REP_NONE,
+                        bounded: f.bounded,
+                    },
+                    None => Value::NEW,
+                }
+            };
+            children.push(Child { mv, hash, value });
+        }
+        self.frames[d].children = children;
+        Ok(State::Select)
+    }
+
+    /// Select: one scan of the frame gives the node's pn and dn, the best child (lowest
+    /// index on ties), the second best number, and for a solved node its length and
+    /// dependencies. Returns when a threshold is reached, else descends into the best child.
+    fn select(&mut self) -> State {
+        let frame = &self.frames[self.depth];
+        // `key` is the number the node minimises over (pn at OR, dn at AND), `other` the
+        // one it sums.
+        let (key, other): (Number, Number) = match frame.kind {
+            Kind::Or => (|v| v.pn, |v| v.dn),
+            Kind::And => (|v| v.dn, |v| v.pn),
+        };
+        let mut min = INF;
+        let mut second = INF;
+        let mut best = 0;
+        let mut sum: Pn = 0;
+        // The greatest length, least `rep` and any `bounded` over all children; the least
+        // length, and the disproven child of greatest (rep, not bounded), over those whose
+        // key is 0 (each solves the node by itself).
+        let (mut len_min, mut len_max) = (u16::MAX, 0u16);
+        let (mut rep_min, mut any_bounded) = (REP_NONE, false);
+        let mut refuter: Option<(u16, bool)> = None;
+        for (i, c) in frame.children.iter().enumerate() {
+            let v = &c.value;
+            let k = key(v);
+            if k < min {
+                second = min;
+                min = k;
+                best = i;
+            } else if k < second {
+                second = k;
+            }
+            sum = add(sum, other(v));
+            len_max = len_max.max(v.len);
+            rep_min = rep_min.min(v.rep);
+            any_bounded |= v.bounded;
+            if k == 0 {
+                len_min = len_min.min(v.len);
+                if refuter.is_none_or(|r| (v.rep, !v.bounded) > (r.0, !r.1)) {
+                    refuter = Some((v.rep, v.bounded));
+                }
+            }
+        }
+        let (pn, dn) = match frame.kind {
+            Kind::Or => (min, sum),
+            Kind::And => (sum, min),
+        };
+        if pn >= frame.th_pn || dn >= frame.th_dn {
+            let proven_len = |l: u16| l.saturating_add(1);
+            let unsolved = Value {
+                pn,
+                dn,
+                ..Value::NEW
+            };
+            let value = match (frame.kind, pn == 0, dn == 0) {
+                // OR proven: the least length among the proven children.
+                (Kind::Or, true, _) => Value {
+                    len: proven_len(len_min),
+                    ..unsolved
+                },
+                // OR disproven: every child disproven; depends on all of them.
+                (Kind::Or, _, true) => Value {
+                    rep: rep_min,
+                    bounded: any_bounded,
+                    ..unsolved
+                },
+                // AND proven: every child proven; the longest.
+                (Kind::And, true, _) => Value {
+                    len: proven_len(len_max),
+                    ..unsolved
+                },
+                // AND disproven: by the least dependent disproven child.
+                (Kind::And, _, true) => {
+                    let (rep, bounded) = refuter.expect("a disproven AND node has a refuter");
+                    Value {
+                        rep,
+                        bounded,
+                        ..unsolved
+                    }
+                }
+                _ => unsolved,
+            };
+            return State::Return(value);
+        }
+        let child = &frame.children[best].value;
+        let (th_pn, th_dn) = match frame.kind {
+            Kind::Or => (
+                second_plus_one(frame.th_pn, second),
+                share(frame.th_dn, dn, child.dn),
+            ),
+            Kind::And => (
+                share(frame.th_pn, pn, child.pn),
+                second_plus_one(frame.th_dn, second),
+            ),
+        };
+        State::Descend {
+            index: best,
+            th_pn,
+            th_dn,
+        }
+    }
+
+    /// Descend: the limits are checked, the move made, the child's frame entered.
+    fn descend(&mut self, index: usize, th_pn: Pn, th_dn: Pn) -> Result<State, Reason> {
+        if self.counters.nodes >= self.node_limit {
+            return Err(Reason::NodeLimit {
+                nodes: self.node_limit,
+            });
+        }
+        debug_assert!(self.depth + 1 < self.config.max_plies, "a frame per ply");
+        let frame = &mut self.frames[self.depth];
+        frame.best = index;
+        let Child { mv, hash, .. } = frame.children[index];
+        let kind = frame.kind.flip();
+        self.board.apply_move(mv);
+        self.counters.nodes += 1;
+        debug_assert_eq!(hash, Keys::get().hash(&self.board), "incremental hash");
+        self.depth += 1;
+        self.enter(hash, kind, th_pn, th_dn);
+        Ok(State::Expand)
+    }
+
+    /// The table write of a returning node: proofs always, disproofs unless they depend
+    /// on a repetition of a position above this node, the numbers of an unsolved node;
+    /// keyed by the position and the plies left.
+    fn store(&mut self, v: Value) {
+        let d = self.depth;
+        if v.dn == 0 && !final_at(v.rep, d) {
+            return;
+        }
+        let left = self.root_left - d as u32;
+        let key = Keys::get().table_key(self.frames[d].hash, left);
+        self.counters.stores += 1;
+        self.table
+            .store(key, v.pn, v.dn, v.len, v.dn == 0 && v.bounded);
+    }
+
+    /// Return: the move is taken back and the parent's frame takes the child's value.
+    fn ascend(&mut self, mut v: Value) -> State {
+        if v.dn == 0 && final_at(v.rep, self.depth) {
+            v.rep = REP_NONE;
+        }
+        self.depth -= 1;
+        let frame = &mut self.frames[self.depth];
+        let child = &mut frame.children[frame.best];
+        self.board
+            .undo_move(child.mv)
+            .expect("undo of the move just made");
+        child.value = v;
+        State::Select
+    }
+}
+
+/// Whether a disproof that found the position of ply `rep` repeated is final at ply `d`:
+/// the repeated position is this node or below it (or there is none).
+fn final_at(rep: u16, d: usize) -> bool {
+    usize::from(rep) >= d
+}

@@ -1,0 +1,204 @@
+//! The solver's golden model: df-pn over the tsume-shogi move sets, written as the chip
+//! runs it (docs/search.md is the specification both implement).
+//!
+//! - [`config`]: the geometry of `[search]` in swim.toml and the limits of a solve.
+//! - [`values`]: proof and disproof numbers, saturating, with an explicit infinity.
+//! - [`zobrist`]: the position hash (splitmix64 keys, incremental update).
+//! - [`table`]: the set-associative transposition table and its replacement rule.
+//! - [`moves`]: a node's children and their order (`order_children`).
+//! - [`machine`]: the iterative state machine over the child frames.
+//! - [`line`]: the mating line read from the proof and checked by the reference.
+//!
+//! ```no_run
+//! use tsume::position::Position;
+//! use tsume::solver::{Config, Limits, SearchResult, Solver};
+//! let mut solver = Solver::new(Config::from_project()?);
+//! let pos = Position::from_sfen("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1")?;
+//! let outcome = solver.solve(&pos, Limits::default());
+//! assert_eq!(outcome.result, SearchResult::Mate);
+//! # anyhow::Ok(())
+//! ```
+
+pub mod config;
+pub mod line;
+pub mod machine;
+pub mod moves;
+pub mod table;
+pub mod values;
+pub mod zobrist;
+
+pub use config::{Config, Limits};
+
+use rsshogi::types::Move;
+
+use crate::position::Position;
+use machine::Machine;
+use table::Table;
+
+/// The counters of a solve, summed over its searches (the line's included).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Moves made (descents into a child).
+    pub nodes: u64,
+    /// Move lists generated.
+    pub expansions: u64,
+    /// Table reads (one per child of an expanded node not found on the path).
+    pub probes: u64,
+    /// Table writes (one per returning node, except a disproof that depends on a
+    /// repetition of a position above it).
+    pub stores: u64,
+}
+
+/// Why a solve gives no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Reason {
+    /// The node limit was reached.
+    #[error("node limit: {nodes} nodes searched without an answer; raise the limit")]
+    NodeLimit {
+        /// The limit.
+        nodes: u64,
+    },
+    /// No mate within the plies the frames hold; a longer one is not ruled out.
+    #[error(
+        "ply limit: no mate within {plies} plies, the most the frames hold (max_plies = \
+         {max_plies}); for a longer mate raise max_plies in swim.toml [search]"
+    )]
+    PlyLimit {
+        /// The plies searched: the largest odd number below `max_plies`.
+        plies: u32,
+        /// `max_plies` of the configuration.
+        max_plies: usize,
+    },
+    /// A node has more children than a frame holds.
+    #[error(
+        "child limit: a node has {children} moves, a frame holds {max_children}; raise \
+         max_children in swim.toml [search]"
+    )]
+    ChildLimit {
+        /// The node's moves.
+        children: usize,
+        /// `max_children` of the configuration.
+        max_children: usize,
+    },
+    /// The proof was found but its line could not be read back from the table.
+    #[error("the mating line could not be read from the table: {0}")]
+    LineUnreadable(String),
+    /// The line read from the proof failed the reference's check (a hash collision).
+    #[error("the mating line failed the reference's check: {0}")]
+    LineRejected(String),
+}
+
+/// The answer of a solve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchResult {
+    /// The side to move forces mate (`Outcome::pv` is the line).
+    Mate,
+    /// The side to move has no forced mate (a final disproof of the root).
+    NoMate,
+    /// No answer within the limits.
+    Unknown(Reason),
+}
+
+/// What a solve found and what it cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Mate, no mate, or unknown with the reason.
+    pub result: SearchResult,
+    /// For a mate: the line, attacker's move first, checked by the reference.
+    pub pv: Vec<Move>,
+    /// For a mate: whether the line's length is proven minimal (shortest mode completed).
+    pub shortest: bool,
+    /// The counters.
+    pub counters: Counters,
+}
+
+/// The solver: its geometry and its table (cleared at the start of every solve, so
+/// that a solve's counters depend on nothing before it).
+pub struct Solver {
+    config: Config,
+    table: Table,
+}
+
+impl Solver {
+    /// A solver with the table and frames of `config`.
+    pub fn new(config: Config) -> Solver {
+        let table = Table::new(config.tt_index_bits, config.tt_ways);
+        Solver { config, table }
+    }
+
+    /// Its geometry.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Solves `pos` for its side to move: df-pn from the root within the plies the frames
+    /// hold ([`Config::root_plies`]); after a mate of `L` plies with `limits.shortest`,
+    /// searches again within 1, 3, 5, ... plies up to `L - 2` until one proves the root.
+    pub fn solve(&mut self, pos: &Position, limits: Limits) -> Outcome {
+        self.table.clear();
+        let mut counters = Counters::default();
+        let board = pos.inner();
+        let outcome = |result, pv, shortest, counters| Outcome {
+            result,
+            pv,
+            shortest,
+            counters,
+        };
+        let plies = self.config.root_plies();
+        let root = match self.search(board, plies, limits.nodes, &mut counters) {
+            Ok(v) => v,
+            Err(reason) => {
+                return outcome(SearchResult::Unknown(reason), vec![], false, counters);
+            }
+        };
+        if root.pn != 0 {
+            let result = if root.bounded {
+                SearchResult::Unknown(Reason::PlyLimit {
+                    plies,
+                    max_plies: self.config.max_plies,
+                })
+            } else {
+                SearchResult::NoMate
+            };
+            return outcome(result, vec![], false, counters);
+        }
+        let mut pv = match self.line(board, plies, limits.nodes, &mut counters) {
+            Ok(pv) => pv,
+            Err(reason) => {
+                return outcome(SearchResult::Unknown(reason), vec![], false, counters);
+            }
+        };
+        if !limits.shortest {
+            return outcome(SearchResult::Mate, pv, false, counters);
+        }
+        // Iterative deepening below the line's length: the first bound that proves the
+        // root is the minimax distance; none (all disproven) leaves the line as it is.
+        let mut bound = 1;
+        while bound + 2 <= pv.len() as u32 {
+            match self.search(board, bound, limits.nodes, &mut counters) {
+                Ok(v) if v.pn == 0 => match self.line(board, bound, limits.nodes, &mut counters) {
+                    Ok(line) => {
+                        pv = line;
+                        break;
+                    }
+                    Err(_) => return outcome(SearchResult::Mate, pv, false, counters),
+                },
+                Ok(_) => bound += 2,
+                Err(_) => return outcome(SearchResult::Mate, pv, false, counters),
+            }
+        }
+        outcome(SearchResult::Mate, pv, true, counters)
+    }
+
+    /// One df-pn search of the attacker's position `board` with `plies` plies left, on
+    /// the solver's table.
+    fn search(
+        &mut self,
+        board: &rsshogi::board::Position,
+        plies: u32,
+        node_limit: u64,
+        counters: &mut Counters,
+    ) -> Result<machine::Value, Reason> {
+        Machine::new(self.config, &mut self.table, counters, node_limit).run(board, plies)
+    }
+}
