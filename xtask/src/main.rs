@@ -11,6 +11,7 @@ mod run;
 mod setup;
 mod sim;
 mod test;
+mod toolchain;
 mod util;
 mod verify;
 

@@ -11,8 +11,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use tsume::toolchain;
-
+use crate::toolchain;
 use crate::util::{self, Manifest, Stage};
 
 /// The FPGA tools: wrapper name in `.tools/bin` and the yowasp console script it runs.
