@@ -355,11 +355,13 @@ impl Position {
             _ => Position::from_sfen(&head.join(" "))?,
         };
         for (i, usi) in moves.iter().enumerate() {
-            pos = pos.after_usi(usi).map_err(|reason| PositionError::BadMove {
-                index: i + 1,
-                usi: usi.to_string(),
-                reason,
-            })?;
+            pos = pos
+                .after_usi(usi)
+                .map_err(|reason| PositionError::BadMove {
+                    index: i + 1,
+                    usi: usi.to_string(),
+                    reason,
+                })?;
         }
         if !moves.is_empty() {
             pos.validate()?;
@@ -644,7 +646,11 @@ mod tests {
             assert_eq!(p.to_sfen(), after, "{text}");
         }
         for text in ["startpos", "position startpos", "startpos moves", STARTPOS] {
-            assert_eq!(Position::from_usi(text).unwrap().to_sfen(), STARTPOS, "{text}");
+            assert_eq!(
+                Position::from_usi(text).unwrap().to_sfen(),
+                STARTPOS,
+                "{text}"
+            );
         }
         let p: Position = "startpos moves 7g7f 3c3d 8h2b+ 3a2b B*4e".parse().unwrap();
         assert_eq!(

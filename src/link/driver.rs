@@ -197,4 +197,3 @@ impl<T: Transport> LinkDriver<T> {
         }
     }
 }
-

@@ -258,4 +258,3 @@ impl Transport for SimUart<'_> {
         Duration::from_secs_f64(f64::from(self.config.clocks_per_bit) / self.config.clock_hz)
     }
 }
-

@@ -23,6 +23,8 @@ pub struct StdoutToStderr {
     saved: i32,
 }
 
+// The one place of the workspace that needs `unsafe`: the C library's descriptor calls.
+#[allow(unsafe_code)]
 impl StdoutToStderr {
     pub fn new() -> Self {
         use std::io::Write;
@@ -34,6 +36,7 @@ impl StdoutToStderr {
     }
 }
 
+#[allow(unsafe_code)]
 impl Drop for StdoutToStderr {
     fn drop(&mut self) {
         use std::io::Write;

@@ -292,8 +292,7 @@ fn check(pos: &Position, list: &LinkList) -> Option<String> {
         ));
     }
     (want.moves != list.moves).then(|| {
-        "the same moves, in another order than the stream order (tsume::stream_order)"
-            .to_string()
+        "the same moves, in another order than the stream order (tsume::stream_order)".to_string()
     })
 }
 

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
 use crate::toolchain;
 use crate::util::{self, Manifest, Stage};
+use anyhow::{Context, Result, bail};
 
 /// The FPGA tools: wrapper name in `.tools/bin` and the yowasp console script it runs.
 pub const FPGA_TOOLS: [(&str, &str); 3] = [

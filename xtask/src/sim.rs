@@ -16,8 +16,8 @@ use tsume::position::Position;
 use tsume::problems::{Expected, Problem};
 use tsume::reference::{Category, Mode, MoveSet};
 
-use crate::{chip, toolchain};
 use crate::util::{self, Failure};
+use crate::{chip, toolchain};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineKind {
@@ -186,10 +186,7 @@ fn run_with(engine: &mut dyn Engine, args: &SimArgs) -> Result<()> {
             Ok(())
         };
     }
-    let dir = args
-        .suite
-        .clone()
-        .unwrap_or_else(toolchain::problems_dir);
+    let dir = args.suite.clone().unwrap_or_else(toolchain::problems_dir);
     suite(engine, &dir, args.json)
 }
 
