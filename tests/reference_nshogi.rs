@@ -13,6 +13,7 @@ use rsshogi::movegen::{Legal, MoveListGen};
 use rsshogi::types::{Color, Move, PieceType, Rank};
 use tsume::position::Position;
 use tsume::reference::{Category, Mode, tsume_moves};
+use tsume::stream_order::stream_key;
 
 // ---------------------------------------------------------------------------------------------
 // nshogi move lists
@@ -227,7 +228,9 @@ fn check_categories(p: &Position, counts: &mut std::collections::BTreeMap<&'stat
     let inner = p.inner();
     let us = inner.turn();
     let set = tsume_moves(p);
-    let legal = legal_all(inner);
+    // The reference lists the moves in the chip's stream order.
+    let mut legal = legal_all(inner);
+    legal.sort_by_key(|&m| stream_key(p, m));
     if p.in_check() {
         assert_eq!(set.mode, Mode::Evasions);
         assert_eq!(set.moves.iter().map(|m| m.mv).collect::<Vec<_>>(), legal);
