@@ -517,8 +517,16 @@ fn positions_as_shogi_tools_write_them_are_read() {
         want["sfen"] = given.into();
         assert_eq!(*object, want, "{given}");
     }
-    let out = sim(&["--engine", "reference", "--sfen", "startpos moves 7g7f 3c3d 7g7f"]);
+    let out = sim(&[
+        "--engine",
+        "reference",
+        "--sfen",
+        "startpos moves 7g7f 3c3d 7g7f",
+    ]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("move 3 of the moves") && err.contains("`7g7f`"), "{err}");
+    assert!(
+        err.contains("move 3 of the moves") && err.contains("`7g7f`"),
+        "{err}"
+    );
 }

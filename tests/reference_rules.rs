@@ -443,13 +443,17 @@ fn syntax_errors_quote_the_offending_part() {
 }
 
 #[test]
-fn every_position_error() {
-    use PositionError as E;
+fn the_side_not_to_move_in_check_is_refused() {
     // Black to move with its rook on White's king file: White, not to move, is in check.
     assert_eq!(
         error_of("4k4/9/9/9/4R4/9/9/9/4K4 b - 1"),
-        E::SideNotToMoveInCheck(Color::WHITE)
+        PositionError::SideNotToMoveInCheck(Color::WHITE)
     );
+}
+
+#[test]
+fn a_missing_king_to_check_is_refused() {
+    use PositionError as E;
     // Black to move, not in check: White must have a king to be checked.
     assert_eq!(
         error_of("9/9/9/9/9/9/9/9/4K4 b R 1"),
@@ -459,6 +463,11 @@ fn every_position_error() {
     // ... but the attacker may lack a king, and so may the side in check's opponent.
     pos("4k4/9/9/9/9/9/9/9/9 b R 1");
     pos("4k4/9/9/9/4R4/9/9/9/9 w - 1");
+}
+
+#[test]
+fn two_kings_of_one_colour_are_refused() {
+    use PositionError as E;
     assert_eq!(
         error_of("4k4/9/9/9/9/9/9/9/3KK4 b - 1"),
         E::TwoKings(Color::BLACK)
@@ -467,6 +476,16 @@ fn every_position_error() {
         error_of("kk7/9/9/9/9/9/9/9/4K4 b - 1"),
         E::TwoKings(Color::WHITE)
     );
+    // Extra kings are reported as two kings of one colour.
+    assert_eq!(
+        error_of("4k4/9/9/9/9/9/9/9/2KK1K3 b - 1"),
+        E::TwoKings(Color::BLACK)
+    );
+}
+
+#[test]
+fn double_pawns_are_refused() {
+    use PositionError as E;
     assert_eq!(
         error_of("4k4/9/9/9/9/4P4/4P4/9/4K4 b - 1"),
         E::DoublePawn {
@@ -483,7 +502,11 @@ fn every_position_error() {
     );
     // A promoted pawn does not count for double pawns.
     pos("4k4/9/9/9/9/4+P4/4P4/9/4K4 b - 1");
-    let dead = |piece: &str, square: &str| E::DeadPiece {
+}
+
+#[test]
+fn pieces_without_a_move_are_refused() {
+    let dead = |piece: &str, square: &str| PositionError::DeadPiece {
         piece: piece.to_string(),
         square: square.to_string(),
     };
@@ -509,7 +532,11 @@ fn every_position_error() {
     );
     // Knights on the third rank from the end, promoted pieces anywhere: fine.
     pos("4k4/9/N8/9/9/9/8n/9/+P3K3+l b - 1");
-    let too_many = |kind: &str, count: u32, max: u32| E::TooManyPieces {
+}
+
+#[test]
+fn more_pieces_than_the_game_has_are_refused() {
+    let too_many = |kind: &str, count: u32, max: u32| PositionError::TooManyPieces {
         kind: kind.to_string(),
         count,
         max,
@@ -551,19 +578,22 @@ fn every_position_error() {
         error_of("4k4/9/9/9/9/9/9/9/4K4 b 3L2l 1"),
         too_many("lances", 5, 4)
     );
-    // Extra kings are reported as two kings of one colour.
-    assert_eq!(
-        error_of("4k4/9/9/9/9/9/9/9/2KK1K3 b - 1"),
-        E::TwoKings(Color::BLACK)
-    );
+}
+
+#[test]
+fn more_than_two_checkers_are_refused() {
     // Knight 4c, rook 5f and bishop 8d all check 5a: no move does that.
     assert_eq!(
         error_of("4k4/9/5N3/1B7/9/4R4/9/9/9 w - 1"),
-        E::TooManyCheckers {
+        PositionError::TooManyCheckers {
             color: Color::WHITE,
             count: 3
         }
     );
+}
+
+#[test]
+fn every_position_error_names_the_fix() {
     // Every message names the fix.
     for e in [
         error_of("4k4/9/9/9/4R4/9/9/9/4K4 b - 1"),
