@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use anyhow::{Context, anyhow};
+use anyhow::Context;
 use marlin::spade::prelude::*;
 use marlin::verilator::tracing::TraceFile;
 use marlin::verilator::{VerilatedModelConfig, tracing::Waveform};
@@ -12,7 +12,6 @@ use marlin::verilator::{VerilatedModelConfig, tracing::Waveform};
 use crate::bus::{self, Bits81};
 use crate::position::Position;
 use crate::reference::TsumeMove;
-use crate::toolchain;
 
 /// Position store + direct cover of both colours (`hdl/tops.spade`: `cover_top`).
 #[spade(src = "hdl/tops.spade", name = "cover_top")]
@@ -23,50 +22,91 @@ pub struct CoverTop;
 #[spade(src = "hdl/tops.spade", name = "movegen_top")]
 pub struct MovegenTop;
 
-/// A Verilator runtime for the project's Verilog, using the pinned Verilator that
-/// `cargo xtask setup` installs (or `TSUME_VERILATOR`).
-pub fn runtime() -> anyhow::Result<SpadeRuntime> {
-    let verilator = toolchain::verilator();
-    toolchain::require(&verilator, "Verilator")?;
-    toolchain::require(
-        &toolchain::spade_verilog(),
-        "compiled Verilog (build/spade.sv)",
-    )?;
+/// A Verilator runtime for the project's Verilog.
+///
+/// `verilator` is the Verilator (>= 5.025) marlin runs; `verilog` the compiled Verilog of
+/// `hdl/` that marlin reads, `build/spade.sv` beside the `swim.toml` at or above the
+/// working directory. Both must exist: the error names the missing one and how to make it.
+pub fn runtime(verilator: &Path, verilog: &Path) -> anyhow::Result<SpadeRuntime> {
+    require(verilator, "Verilator")?;
+    require(verilog, "compiled Verilog")?;
     let verilator: OsString = verilator.into();
     SpadeRuntime::new(
         SpadeRuntimeOptions::default()
             .with_inner(|options| options.verilator_executable(verilator)),
     )
-    .map_err(|error| anyhow!("{error:?}"))
-    .context("building the Verilator runtime for build/spade.sv")
+    .map_err(marlin_error)
+    .with_context(|| format!("building the Verilator runtime for {}", verilog.display()))
 }
 
-/// The pins every top shares: clock, reset and the position store's load bus.
-pub trait BusModel<'ctx>:
+/// An error naming a missing tool or build product and the commands that make it.
+fn require(path: &Path, what: &str) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        path.exists(),
+        "{what} not found at {}: run `cargo xtask setup` (tools) or `cargo xtask hdl` \
+         (Verilog) first, or use `cargo xtask test`, which does both",
+        path.display()
+    );
+    Ok(())
+}
+
+/// marlin's error with its chain of causes (a failed Verilator build, a Verilog file other
+/// than the one this binary was compiled against), each cause a link of the anyhow chain.
+/// marlin's error holds causes that cannot cross threads, so they are carried as text.
+pub(crate) fn marlin_error(error: VerilatorError) -> anyhow::Error {
+    let mut messages = vec![error.to_string()];
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        messages.push(cause.to_string());
+        source = cause.source();
+    }
+    let mut messages = messages.into_iter().rev();
+    let innermost = messages.next().unwrap_or_default();
+    messages.fold(anyhow::Error::msg(innermost), |chain, outer| {
+        chain.context(outer)
+    })
+}
+
+/// The pins every clocked top has: clock and reset.
+pub trait ClockedModel<'ctx>:
     AsVerilatedModel<'ctx> + OpenTrace<'ctx, Trace = TraceFile<'ctx>>
 {
     fn set_clock(&mut self, high: bool);
     fn set_reset(&mut self, high: bool);
-    fn set_load(&mut self, valid: bool, addr: u8, data: u64);
     fn evaluate(&mut self);
 }
 
-macro_rules! bus_model {
+/// The tops with the position store's load bus.
+pub trait BusModel<'ctx>: ClockedModel<'ctx> {
+    fn set_load(&mut self, valid: bool, addr: u8, data: u64);
+}
+
+/// [`ClockedModel`] for a top with `clk` and `rst` ports.
+macro_rules! clocked_model {
     ($top:ident) => {
-        impl<'ctx> BusModel<'ctx> for $top<'ctx> {
+        impl<'ctx> $crate::hw::ClockedModel<'ctx> for $top<'ctx> {
             fn set_clock(&mut self, high: bool) {
                 self.clk = u8::from(high);
             }
             fn set_reset(&mut self, high: bool) {
                 self.rst = u8::from(high);
             }
+            fn evaluate(&mut self) {
+                self.eval();
+            }
+        }
+    };
+}
+pub(crate) use clocked_model;
+
+macro_rules! bus_model {
+    ($top:ident) => {
+        clocked_model!($top);
+        impl<'ctx> BusModel<'ctx> for $top<'ctx> {
             fn set_load(&mut self, valid: bool, addr: u8, data: u64) {
                 self.load_valid = u8::from(valid);
                 self.load_addr = addr;
                 self.load_data = data;
-            }
-            fn evaluate(&mut self) {
-                self.eval();
             }
         }
     };
@@ -81,19 +121,30 @@ pub struct Chip<'ctx, M> {
     trace: Option<TraceFile<'ctx>>,
 }
 
-impl<'ctx, M: BusModel<'ctx>> Chip<'ctx, M> {
+impl<'ctx, M: ClockedModel<'ctx>> Chip<'ctx, M> {
     /// Build (or reuse from marlin's cache) the model, optionally tracing every signal into
     /// the VCD file `vcd`, and reset it for two cycles.
     pub fn new(runtime: &'ctx SpadeRuntime, vcd: Option<&Path>) -> anyhow::Result<Self> {
+        Self::with_inputs(runtime, vcd, |_| {})
+    }
+
+    /// Like [`new`](Self::new), with the inputs that `init` sets held through the reset.
+    pub fn with_inputs(
+        runtime: &'ctx SpadeRuntime,
+        vcd: Option<&Path>,
+        init: impl FnOnce(&mut M),
+    ) -> anyhow::Result<Self> {
         let config = SpadeModelConfig::default()
             .with_inner(|c: VerilatedModelConfig| c.enable_tracing(vcd.map(|_| Waveform::Vcd)));
         let mut model = runtime
             .create_model::<M>(&config)
-            // marlin's error names its cause (a failed Verilator build, a Verilog file
-            // other than the one this binary was compiled against) only in its chain.
-            .map_err(|error| anyhow!("{error:?}"))
+            .map_err(marlin_error)
             .with_context(|| format!("building the Verilator model of {}", M::name()))?;
-        let trace = vcd.map(|path| model.open_trace(path));
+        let trace = match vcd {
+            Some(path) => Some(open_trace(&mut model, path)?),
+            None => None,
+        };
+        init(&mut model);
         let mut chip = Self {
             model,
             cycles: 0,
@@ -126,6 +177,40 @@ impl<'ctx, M: BusModel<'ctx>> Chip<'ctx, M> {
         self.cycles
     }
 
+    /// The model's ports.
+    pub fn model(&self) -> &M {
+        &self.model
+    }
+
+    /// The model's ports, to drive its inputs.
+    pub fn model_mut(&mut self) -> &mut M {
+        &mut self.model
+    }
+}
+
+/// Open the VCD file `path` for `model`. Verilator reports a file it cannot create only on
+/// its own standard error, so the file is checked here: an error names it.
+fn open_trace<'ctx, M: ClockedModel<'ctx>>(
+    model: &mut M,
+    path: &Path,
+) -> anyhow::Result<TraceFile<'ctx>> {
+    let cannot = || {
+        format!(
+            "cannot write the waveform to {}: give --vcd a file in a folder that exists and \
+             that you may write to",
+            path.display()
+        )
+    };
+    // Created (or truncated) first, so that a stale file of an earlier run does not pass
+    // the check below.
+    std::fs::File::create(path).with_context(cannot)?;
+    std::fs::remove_file(path).with_context(cannot)?;
+    let trace = model.open_trace(path);
+    anyhow::ensure!(path.is_file(), "{}", cannot());
+    Ok(trace)
+}
+
+impl<'ctx, M: BusModel<'ctx>> Chip<'ctx, M> {
     /// Load a position over the bus: [`bus::LOAD_WORDS`] cycles, one word each.
     pub fn load(&mut self, pos: &Position) {
         for (addr, data) in bus::load_words(pos) {

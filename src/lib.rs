@@ -3,13 +3,15 @@
 //! - [`position`]: positions from SFEN, with the impossible-position rules checked.
 //! - [`reference`]: the software reference: the exact tsume-shogi move set of a position
 //!   (all checks, or all evasions when in check), each move with its category.
+//! - [`stream_order`]: the chip's move order, which the reference's lists follow.
 //! - [`cover`]: block-level reference data the hardware computes (direct cover by direction).
 //! - [`bus`]: how a position travels to the chip and how the chip's outputs are laid out.
 //! - [`random`]: seeded generator of tsume-like positions for differential tests.
-//! - [`problems`]: the project's problem suite in `problems/`.
+//! - [`problems`]: the project's problem suite (`problems/*.json`).
 //! - [`mate`]: a small exhaustive mate search on the reference, used to vouch for the suite.
 //! - [`solver`]: the df-pn solver's golden model, written as the chip runs it (docs/search.md).
 //! - [`hw`]: the Verilator models of the Spade tops and their drivers.
+//! - [`link`]: the host link's protocol, its driver, and the simulated UART of `link_top`.
 
 pub mod bus;
 pub mod cover;
@@ -21,7 +23,7 @@ pub mod problems;
 pub mod random;
 pub mod reference;
 pub mod solver;
-pub mod toolchain;
+pub mod stream_order;
 
 pub use marlin;
 pub use rsshogi;

@@ -42,8 +42,9 @@ impl std::fmt::Display for Position {
 
 impl std::str::FromStr for Position {
     type Err = PositionError;
+    /// As [`Position::from_usi`].
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::from_sfen(s)
+        Self::from_usi(s)
     }
 }
 
@@ -104,6 +105,19 @@ pub enum PositionError {
         /// How many the game has.
         max: u32,
     },
+    /// A move after the position (`... moves 7g7f ...`) is not a legal move there.
+    #[error(
+        "move {index} of the moves after the position, `{usi}`: {reason}; give legal moves in \
+         USI notation (such as 7g7f, 8h2b+ or P*5e)"
+    )]
+    BadMove {
+        /// Its place among the moves, from 1.
+        index: usize,
+        /// The move as given.
+        usi: String,
+        /// Why it was refused.
+        reason: String,
+    },
     /// Three or more pieces check the king: at most two can (one move opens at most one line).
     #[error(
         "{count} pieces check the {color} king: a move gives at most a double check; remove \
@@ -131,6 +145,9 @@ const PIECE_LIMITS: [(PieceType, &str, u32); 8] = [
 
 /// The expected shape of a SFEN, quoted in syntax errors.
 const SFEN_SHAPE: &str = "`[sfen] <board> <b|w> <hand or -> [move number]`";
+
+/// The start position of a game, USI's `startpos`.
+pub const STARTPOS: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
 
 /// English name of a piece kind (promoted kinds included).
 pub fn piece_type_name(pt: PieceType) -> &'static str {
@@ -281,6 +298,10 @@ impl Position {
                 tokens.join(" ")
             )));
         }
+        if tokens.len() == 3 {
+            // No move number: the first move of the game.
+            tokens.push("1");
+        }
         let joined = tokens.join(" ");
         let inner = match rsshogi::board::position_from_sfen(&joined) {
             Ok(inner) => inner,
@@ -302,6 +323,63 @@ impl Position {
         let pos = Position { inner };
         pos.validate()?;
         Ok(pos)
+    }
+
+    /// A position as shogi tools write it: a SFEN as [`Position::from_sfen`] reads it, or
+    /// `startpos`, each optionally after `position` (USI's command) and followed by `moves`
+    /// and moves in USI notation; the position is the one after the moves. So
+    /// `position startpos moves 7g7f 3c3d`, `startpos moves 7g7f`, `sfen <SFEN> moves 2b8h+`
+    /// and `<SFEN> moves P*5e` are all read.
+    ///
+    /// Each move must be legal where it is played; the error of one that is not names it
+    /// and its place. The rules of [`PositionError`] apply to the given position and to the
+    /// one after the moves.
+    pub fn from_usi(text: &str) -> Result<Self, PositionError> {
+        let mut tokens: Vec<&str> = text.split_whitespace().collect();
+        if tokens.first() == Some(&"position") {
+            tokens.remove(0);
+        }
+        let (head, moves) = match tokens.iter().position(|&t| t == "moves") {
+            Some(at) => (&tokens[..at], &tokens[at + 1..]),
+            None => (&tokens[..], &tokens[..0]),
+        };
+        let mut pos = match head {
+            ["startpos"] => Position::from_sfen(STARTPOS)?,
+            [] if tokens.len() != head.len() => {
+                return Err(PositionError::Syntax(format!(
+                    "no position before `moves` in `{}`: expected `startpos` or {SFEN_SHAPE}, \
+                     then `moves` and the moves",
+                    text.trim()
+                )));
+            }
+            _ => Position::from_sfen(&head.join(" "))?,
+        };
+        for (i, usi) in moves.iter().enumerate() {
+            pos = pos
+                .after_usi(usi)
+                .map_err(|reason| PositionError::BadMove {
+                    index: i + 1,
+                    usi: usi.to_string(),
+                    reason,
+                })?;
+        }
+        if !moves.is_empty() {
+            pos.validate()?;
+        }
+        Ok(pos)
+    }
+
+    /// The position after the move `usi` (USI notation), or why it cannot be played here.
+    fn after_usi(&self, usi: &str) -> Result<Position, String> {
+        use rsshogi::movegen::{LegalAll, MoveListGen};
+        if rsshogi::types::Move::from_usi(usi).is_none() {
+            return Err("not a move in USI notation".to_string());
+        }
+        MoveListGen::<LegalAll>::new(&self.inner)
+            .iter()
+            .find(|m| m.to_usi() == usi)
+            .map(|&m| self.after(m))
+            .ok_or_else(|| format!("not a legal move in `{}`", self.to_sfen()))
     }
 
     /// Wrap an rsshogi position without checking it (for positions reached by legal moves
@@ -552,5 +630,60 @@ mod tests {
         let p = Position::from_sfen("sfen 4k4/9/9/9/9/9/9/9/9 b R").unwrap();
         assert_eq!(p.king_square(Color::BLACK), None);
         assert_eq!(p.hand(Color::BLACK), [0, 0, 0, 0, 0, 1, 0]);
+    }
+
+    #[test]
+    fn shogi_tools_positions_are_read_after_their_moves() {
+        let after = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2";
+        for text in [
+            "startpos moves 7g7f",
+            "position startpos moves 7g7f",
+            "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 moves 7g7f",
+            "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 moves 7g7f",
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - moves 7g7f",
+        ] {
+            let p = Position::from_usi(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(p.to_sfen(), after, "{text}");
+        }
+        for text in ["startpos", "position startpos", "startpos moves", STARTPOS] {
+            assert_eq!(
+                Position::from_usi(text).unwrap().to_sfen(),
+                STARTPOS,
+                "{text}"
+            );
+        }
+        let p: Position = "startpos moves 7g7f 3c3d 8h2b+ 3a2b B*4e".parse().unwrap();
+        assert_eq!(
+            p.to_sfen(),
+            "lnsgkg1nl/1r5s1/pppppp1pp/6p2/5B3/2P6/PP1PPPPPP/7R1/LNSGKGSNL w b 6"
+        );
+    }
+
+    #[test]
+    fn a_bad_move_is_named_with_its_place() {
+        let e = Position::from_usi("startpos moves 7g7f 3c3d 7f7e 8h2b").unwrap_err();
+        assert_eq!(
+            e,
+            PositionError::BadMove {
+                index: 4,
+                usi: "8h2b".to_string(),
+                reason: "not a legal move in \
+                         `lnsgkgsnl/1r5b1/pppppp1pp/6p2/2P6/9/PP1PPPPPP/1B5R1/LNSGKGSNL w - 4`"
+                    .to_string(),
+            },
+            "{e}"
+        );
+        let e = Position::from_usi("startpos moves 7g7f xyz").unwrap_err();
+        assert!(
+            matches!(&e, PositionError::BadMove { index: 2, usi, .. } if usi == "xyz"),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("not a move in USI notation"), "{e}");
+        let e = Position::from_usi("moves 7g7f").unwrap_err();
+        assert!(matches!(&e, PositionError::Syntax(m) if m.contains("no position before")));
+        // The position after the moves obeys the rules too: Black, without a king, has
+        // moved and White is not in check.
+        let e = Position::from_usi("4k4/9/9/9/9/9/9/9/9 b R moves R*1i").unwrap_err();
+        assert_eq!(e, PositionError::NoKing(Color::BLACK));
     }
 }

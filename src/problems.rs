@@ -1,6 +1,5 @@
-//! The project's problem suite (`problems/*.json`).
-//!
-//! CONTRACT (filled in by the problem-suite work): keep these names and signatures.
+//! The project's problem suite (`problems/*.json` in the repository; the callers name the
+//! folder).
 
 use std::path::Path;
 
@@ -82,9 +81,4 @@ pub fn load_file(path: &Path) -> anyhow::Result<Vec<Problem>> {
             })
         })
         .collect()
-}
-
-/// The suite shipped with the project (`<root>/problems`).
-pub fn default_dir() -> std::path::PathBuf {
-    crate::toolchain::project_root().join("problems")
 }

@@ -10,6 +10,7 @@ use rsshogi::movegen::{LegalAll, MoveListGen};
 use rsshogi::types::{Move, PieceType};
 
 use crate::position::Position;
+use crate::stream_order::sort_stream_order;
 
 /// Which list a position gets: the side to move in check gets all its legal evasions,
 /// otherwise all its legal moves that give check.
@@ -134,15 +135,23 @@ pub struct TsumeMove {
 pub struct MoveSet {
     /// Checks or evasions.
     pub mode: Mode,
-    /// The moves, in rsshogi's generation order.
+    /// The moves, in the chip's stream order ([`crate::stream_order`]).
     pub moves: Vec<TsumeMove>,
 }
 
 /// Every legal check (mode Checks) or every legal evasion (mode Evasions), each categorised.
 ///
-/// The moves come from rsshogi's `LegalAll` generator (every legal non-promotion included),
-/// in its generation order; in mode Checks only those that give check are kept.
+/// The moves come from rsshogi's `LegalAll` generator (every legal non-promotion included);
+/// in mode Checks only those that give check are kept. They are listed in the chip's stream
+/// order ([`crate::stream_order`]), so the reference and the chip list a position alike.
 pub fn tsume_moves(pos: &Position) -> MoveSet {
+    let mut set = tsume_moves_unordered(pos);
+    sort_stream_order(pos, &mut set.moves);
+    set
+}
+
+/// [`tsume_moves`] in rsshogi's generation order.
+fn tsume_moves_unordered(pos: &Position) -> MoveSet {
     let inner = pos.inner();
     let legal = MoveListGen::<LegalAll>::new(inner);
     if inner.is_in_check() {

@@ -1,12 +1,16 @@
-//! `cargo xtask sim`, run as a user runs it, checked against the library's own reference
-//! (`tsume::reference::tsume_moves`): no move list is written down here.
+//! `cargo xtask sim` and `cargo xtask run`, run as a user runs them, checked against the
+//! library's own reference (`tsume::reference::tsume_moves`): no move list is written down
+//! here.
 //!
 //! The xtask binary lives in another package, so `CARGO_BIN_EXE_xtask` is not available: it
 //! is built once with `cargo build -p xtask` (nothing to do after `cargo test --workspace`)
 //! and found through cargo's JSON messages, whatever the target folder.
 
+mod common;
+
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -54,6 +58,24 @@ fn sim(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run xtask sim")
+}
+
+/// `cargo xtask ARGS` with `input` on its standard input.
+fn xtask_with_input(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(xtask())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run xtask");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("xtask output")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -328,23 +350,6 @@ fn a_bad_abc9_script_is_refused_before_any_tool_runs() {
     }
 }
 
-/// A JSON object's moves as a sorted list of (usi, category).
-fn move_keys(object: &Value) -> Vec<(String, String)> {
-    let mut keys: Vec<(String, String)> = object["moves"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no moves in {object}"))
-        .iter()
-        .map(|m| {
-            (
-                m["usi"].as_str().unwrap().to_string(),
-                m["category"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    keys.sort();
-    keys
-}
-
 #[test]
 fn the_hardware_engine_answers_like_the_reference_with_cycles() {
     let lines = [CHECKS, NOT_SFEN, EVASIONS, MATED];
@@ -365,7 +370,8 @@ fn the_hardware_engine_answers_like_the_reference_with_cycles() {
             Ok(_) => {
                 let want = expected_json(sfen);
                 assert_eq!(object["mode"], want["mode"], "mode of {sfen}");
-                assert_eq!(move_keys(object), move_keys(&want), "moves of {sfen}");
+                // The same moves, categories and order: the stream order.
+                assert_eq!(object["moves"], want["moves"], "moves of {sfen}");
                 let moves = want["moves"].as_array().unwrap().len() as u64;
                 let cycles = object["cycles"]
                     .as_u64()
@@ -390,7 +396,8 @@ fn the_suite_runs_through_the_chip_in_agreement() {
         last.contains(", 0 failed, 0 disagree with the reference"),
         "{stdout}"
     );
-    let suite = tsume::problems::load_suite(&tsume::problems::default_dir()).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems");
+    let suite = tsume::problems::load_suite(&dir).unwrap();
     for p in &suite {
         assert!(
             stdout.lines().any(|l| l.starts_with(&format!("{} ", p.id))),
@@ -414,4 +421,112 @@ fn help_documents_every_task() {
             "--help lists `{task}`:\n{help}"
         );
     }
+}
+
+#[test]
+fn a_waveform_that_cannot_be_written_is_an_error() {
+    let out = sim(&["--vcd", "/no/such/dir/x.vcd", "--sfen", CHECKS]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot write the waveform to /no/such/dir/x.vcd"),
+        "{err}"
+    );
+    assert!(!err.contains("waveform written"), "{err}");
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+}
+
+/// The first `--vcd` run builds a second, traced model and says so; the waveform is a VCD
+/// file of the run.
+#[test]
+fn the_waveform_is_written_and_its_model_announced() {
+    let vcd = TempFile::new("wave.vcd", "");
+    let out = sim(&["--vcd", vcd.path(), "--sfen", CHECKS]);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("second Verilator model"), "{err}");
+    assert!(
+        err.contains(&format!("waveform written to {}", vcd.path())),
+        "{err}"
+    );
+    let wave = std::fs::read_to_string(vcd.path()).expect("the waveform");
+    assert!(
+        wave.starts_with('$') && wave.contains("$enddefinitions") && wave.contains("#10"),
+        "not a VCD file of the run: {}",
+        &wave[..wave.len().min(200)]
+    );
+}
+
+/// `run --sim --json`, reading the positions from standard input, prints what `sim --json`
+/// prints for the same file: one shape, the SFEN echoed as given, the same moves in the
+/// same order and the same cycle counts.
+#[test]
+fn run_and_sim_print_the_same_json() {
+    let lines = [
+        CHECKS,
+        NOT_SFEN,
+        EVASIONS,
+        "startpos moves 7g7f 3c3d 8h2b+",
+        MATED,
+    ];
+    let content = lines.join("\n");
+    let file = TempFile::new("same-json.txt", &content);
+    let sim_out = sim(&["--positions", file.path(), "--json"]);
+    let run_out = xtask_with_input(&["run", "--sim", "--positions", "-", "--json"], &content);
+    assert_eq!(sim_out.status.code(), Some(1), "{}", text(&sim_out.stderr));
+    assert_eq!(run_out.status.code(), Some(1), "{}", text(&run_out.stderr));
+    let (sim_json, run_json) = (text(&sim_out.stdout), text(&run_out.stdout));
+    assert_eq!(json_lines(&sim_json).len(), lines.len(), "{sim_json}");
+    assert_eq!(run_json, sim_json, "run --sim --json and sim --json differ");
+}
+
+/// `run --sim` states its times at the board's generator clock of swim.toml.
+#[test]
+fn run_reports_times_at_the_board_clock() {
+    let mhz = common::board_clock_mhz();
+    let out = Command::new(xtask())
+        .args(["run", "--sim", "--sfen", CHECKS])
+        .output()
+        .expect("run xtask run");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let set = reference(CHECKS).1;
+    assert!(
+        stdout.contains(&format!("{} moves in ", set.moves.len()))
+            && stdout.contains(&format!(" µs at {mhz} MHz)")),
+        "{stdout}"
+    );
+}
+
+/// Positions as shogi tools write them: the position after the moves.
+#[test]
+fn positions_as_shogi_tools_write_them_are_read() {
+    let after = "lnsgkg1nl/1r5s1/pppppp1pp/6p2/5B3/2P6/PP1PPPPPP/7R1/LNSGKGSNL w b 6";
+    for given in [
+        "position startpos moves 7g7f 3c3d 8h2b+ 3a2b B*4e",
+        "startpos moves 7g7f 3c3d 8h2b+ 3a2b B*4e",
+        "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 moves 7g7f 3c3d \
+         8h2b+ 3a2b B*4e",
+        "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2 \
+         moves 3c3d 8h2b+ 3a2b B*4e",
+    ] {
+        let out = sim(&["--engine", "reference", "--sfen", given, "--json"]);
+        assert!(out.status.success(), "{given}: {}", text(&out.stderr));
+        let object = &json_lines(&text(&out.stdout))[0];
+        let mut want = expected_json(after);
+        want["sfen"] = given.into();
+        assert_eq!(*object, want, "{given}");
+    }
+    let out = sim(&[
+        "--engine",
+        "reference",
+        "--sfen",
+        "startpos moves 7g7f 3c3d 7g7f",
+    ]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("move 3 of the moves") && err.contains("`7g7f`"),
+        "{err}"
+    );
 }

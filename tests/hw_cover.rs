@@ -1,12 +1,13 @@
 //! The position store and the direct-cover generators in simulation, against the software
-//! reference: on the problem suite, on every position of `../shared/data`, and on fresh
-//! random tsume-like positions each run (seed printed on failure; `TSUME_SEED` repeats it).
+//! reference: on the problem suite, on every position of `tests/data` (nshogi's and the
+//! famous problems), and on fresh random tsume-like positions each run (seed printed on
+//! failure; `TSUME_SEED` repeats it).
 
 mod common;
 
 use tsume::bus::{self, squares_usi};
 use tsume::cover::{Direction, direct_cover};
-use tsume::hw::{self, CoverChip};
+use tsume::hw::CoverChip;
 use tsume::position::Position;
 use tsume::random::{Kind, TsumeGenerator, seed_from_env};
 use tsume::rsshogi::types::{Color, File};
@@ -69,17 +70,15 @@ fn check(chip: &mut CoverChip, pos: &Position) -> Vec<String> {
     diffs
 }
 
-/// Run a batch, collecting failures (at most a few shown in full).
-fn run_batch(
-    chip: &mut CoverChip,
-    label: &str,
-    positions: impl Iterator<Item = (String, Position)>,
-    failures: &mut Vec<String>,
-) -> usize {
+/// Compare a batch with the reference on a fresh chip; fails with the first differences.
+fn run_batch(label: &str, positions: impl Iterator<Item = (String, Position)>, seed: u64) -> usize {
+    let runtime = common::runtime();
+    let mut chip = CoverChip::new(&runtime, None).expect("cover_top model");
+    let mut failures = Vec::new();
     let mut count = 0;
     for (name, pos) in positions {
         count += 1;
-        let diffs = check(chip, &pos);
+        let diffs = check(&mut chip, &pos);
         if !diffs.is_empty() && failures.len() < 10 {
             failures.push(format!(
                 "[{label}] {name} `{}`:\n    {}",
@@ -90,44 +89,43 @@ fn run_batch(
             failures.push(String::new());
         }
     }
+    eprintln!(
+        "direct cover: {count} {label} positions (seed {seed}), {} cycles simulated",
+        chip.cycles()
+    );
+    common::assert_no_failures(&failures, "positions disagree with the reference", seed);
     count
 }
 
-#[test]
-fn position_store_and_direct_cover_match_reference() {
-    let runtime = hw::runtime().expect("Verilator runtime");
-    let mut chip = CoverChip::new(&runtime, None).expect("cover_top model");
-    let mut failures = Vec::new();
-
-    // The problem suite.
-    let suite =
-        tsume::problems::load_suite(&tsume::problems::default_dir()).expect("problem suite");
-    let suite_positions = suite.iter().map(|p| {
-        (
-            p.id.clone(),
-            Position::from_sfen(&p.sfen).unwrap_or_else(|e| panic!("{}: {e}", p.id)),
-        )
-    });
-    let n_suite = run_batch(&mut chip, "suite", suite_positions, &mut failures);
-
-    // Every position of ../shared/data that is a legal position.
-    let shared = common::shared_positions("");
-    let shared_positions = shared
+/// Every position of a `tests/data` folder that is a legal position.
+fn data_batch(subdir: &str) -> usize {
+    let positions = common::data_positions(subdir)
         .into_iter()
         .filter_map(|(name, sfen)| Position::from_sfen(&sfen).ok().map(|pos| (name, pos)));
-    let n_shared = run_batch(&mut chip, "shared", shared_positions, &mut failures);
+    run_batch(subdir, positions, 0)
+}
 
-    // Fresh random positions.
+#[test]
+fn suite_cover_matches_reference() {
+    let positions = common::suite().into_iter().map(|(p, pos)| (p.id, pos));
+    assert!(run_batch("suite", positions, 0) > 0);
+}
+
+#[test]
+fn nshogi_cover_matches_reference() {
+    assert!(data_batch("nshogi") > 10_000);
+}
+
+#[test]
+fn famous_problems_cover_matches_reference() {
+    assert!(data_batch("famous") > 50);
+}
+
+#[test]
+fn random_cover_matches_reference() {
     let seed = seed_from_env();
     let count = common::random_count(DEFAULT_RANDOM);
     let mut generator = TsumeGenerator::new(seed);
     let random = (0..count).map(|i| (format!("random #{i}"), generator.next_position(Kind::Any)));
-    let n_random = run_batch(&mut chip, "random", random, &mut failures);
-
-    eprintln!(
-        "direct cover: {n_suite} suite + {n_shared} shared + {n_random} random positions (seed {seed}), {} cycles simulated",
-        chip.cycles()
-    );
-    common::assert_no_failures(&failures, "positions disagree with the reference", seed);
-    assert!(n_suite > 0, "the problem suite is empty");
+    run_batch("random", random, seed);
 }

@@ -1,10 +1,11 @@
 //! The move generator in simulation against the software reference: every legal check, or
 //! every legal evasion when the side to move is in check, each with its category, on the
-//! problem suite, on `../shared/data` (and the evasion positions after each of their
-//! checks) and on fresh random tsume-like positions, half of them in check (seed printed
-//! on failure; `TSUME_SEED` repeats a run); the stream under back-pressure; lists cut
-//! short by a new position; lists abandoned (`cancel`) at every cycle of their
-//! pipeline; and thousands of pawn-drop-mate positions, every kind of taker among them.
+//! problem suite, on the nshogi positions of `tests/data` (and the evasion positions after
+//! each of their checks) and on fresh random tsume-like positions, half of them in check
+//! (seed printed on failure; `TSUME_SEED` repeats a run); the lists in the stream order of
+//! `tsume::stream_order`; the stream under back-pressure; lists cut short by a new
+//! position; lists abandoned (`cancel`) at every cycle of their pipeline; and thousands of
+//! pawn-drop-mate positions, every kind of taker among them.
 
 mod common;
 
@@ -12,10 +13,9 @@ use std::collections::BTreeSet;
 
 use tsume::hw::{self, MovegenChip};
 use tsume::position::Position;
-use tsume::random::{Kind, TsumeGenerator, seed_from_env};
+use tsume::random::{Kind, PawnDropGenerator, TsumeGenerator, seed_from_env};
 
 use rand::{Rng, SeedableRng};
-use rsshogi::types::Square;
 use tsume::reference::{Mode, tsume_moves};
 
 const DEFAULT_RANDOM: usize = 10_000;
@@ -111,58 +111,112 @@ struct Stats {
     evasions: ModeStats,
 }
 
-#[test]
-fn move_generator_matches_reference() {
-    let runtime = hw::runtime().expect("Verilator runtime");
+/// The chip's lists against the reference's on `positions`: failures named by `name`.
+fn run_batch(
+    positions: impl IntoIterator<Item = (String, Position)>,
+    seed: u64,
+    what: &str,
+) -> Stats {
+    let runtime = common::runtime();
     let mut chip = MovegenChip::new(&runtime, None).expect("movegen_top model");
-    let mut failures = Vec::new();
     let mut stats = Stats::default();
-    let mut run = |name: String, pos: Position, stats: &mut Stats, chip: &mut MovegenChip| {
-        if let Some(diff) = check(chip, &pos, stats) {
+    let mut failures = Vec::new();
+    for (name, pos) in positions {
+        if let Some(diff) = check(&mut chip, &pos, &mut stats) {
             failures.push(format!("{name} `{}`:\n    {diff}", pos.to_sfen()));
         }
-    };
+    }
+    eprintln!("{}: {} (seed {seed})", what, stats.checks.line("checks"));
+    eprintln!(
+        "{}: {} (seed {seed})",
+        what,
+        stats.evasions.line("evasions")
+    );
+    common::assert_no_failures(&failures, "positions disagree with the reference", seed);
+    stats
+}
 
-    let suite =
-        tsume::problems::load_suite(&tsume::problems::default_dir()).expect("problem suite");
-    for p in &suite {
-        run(
-            p.id.clone(),
-            Position::from_sfen(&p.sfen).unwrap(),
-            &mut stats,
-            &mut chip,
-        );
-    }
-    for (name, sfen) in common::shared_positions("nshogi") {
-        if let Ok(pos) = Position::from_sfen(&sfen) {
-            // The evasion position after each check (the first few of each position).
-            if !pos.in_check() {
-                for (i, m) in tsume_moves(&pos).moves.iter().take(3).enumerate() {
-                    run(
-                        format!("{name} after check {i} {}", m.mv.to_usi()),
-                        pos.after(m.mv),
-                        &mut stats,
-                        &mut chip,
-                    );
-                }
+#[test]
+fn suite_matches_reference() {
+    let positions = common::suite().into_iter().map(|(p, pos)| (p.id, pos));
+    let stats = run_batch(positions, 0, "suite");
+    assert!(stats.checks.positions > 0 && stats.evasions.positions > 0);
+}
+
+/// The nshogi positions, and the evasion positions after the first few checks of each.
+#[test]
+fn nshogi_positions_match_reference() {
+    let mut positions = Vec::new();
+    for (name, sfen) in common::data_positions("nshogi") {
+        let Ok(pos) = Position::from_sfen(&sfen) else {
+            continue;
+        };
+        if !pos.in_check() {
+            for (i, m) in tsume_moves(&pos).moves.iter().take(3).enumerate() {
+                positions.push((
+                    format!("{name} after check {i} {}", m.mv.to_usi()),
+                    pos.after(m.mv),
+                ));
             }
-            run(name, pos, &mut stats, &mut chip);
         }
+        positions.push((name, pos));
     }
+    let stats = run_batch(positions, 0, "nshogi");
+    assert!(
+        stats.checks.positions > 10_000,
+        "{}",
+        stats.checks.line("checks")
+    );
+}
+
+#[test]
+fn random_positions_match_reference() {
     let seed = seed_from_env();
     let count = common::random_count(DEFAULT_RANDOM);
     let mut generator = TsumeGenerator::new(seed);
+    let positions =
+        (0..count).map(|i| (format!("random #{i}"), generator.next_position(Kind::Any)));
+    run_batch(positions, seed, "random");
+}
+
+/// The chip streams every list in the order `tsume::stream_order` states, which the
+/// reference's lists follow: the same moves, categories and order, on fresh random
+/// positions.
+#[test]
+fn lists_come_in_stream_order() {
+    let runtime = common::runtime();
+    let mut chip = MovegenChip::new(&runtime, None).expect("movegen_top model");
+    let seed = seed_from_env();
+    let mut generator = TsumeGenerator::new(seed ^ 0x6f72_6465);
+    let count = common::random_count(DEFAULT_RANDOM) / 10;
+    let mut failures = Vec::new();
+    let mut moves = 0;
     for i in 0..count {
-        run(
-            format!("random #{i}"),
-            generator.next_position(Kind::Any),
-            &mut stats,
-            &mut chip,
-        );
+        let pos = generator.next_position(Kind::Any);
+        let want = tsume_moves(&pos).moves;
+        moves += want.len();
+        match chip.generate(&pos, MAX_CYCLES) {
+            Ok(got) if got.moves == want => {}
+            Ok(got) => {
+                let usi = |ms: &[tsume::reference::TsumeMove]| {
+                    ms.iter()
+                        .map(|m| m.mv.to_usi())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                failures.push(format!(
+                    "random #{i} `{}`:\n    chip      {}\n    reference {}",
+                    pos.to_sfen(),
+                    usi(&got.moves),
+                    usi(&want)
+                ));
+            }
+            Err(error) => failures.push(format!("random #{i} `{}`: {error:#}", pos.to_sfen())),
+        }
     }
-    eprintln!("{} (seed {seed})", stats.checks.line("checks"));
-    eprintln!("{} (seed {seed})", stats.evasions.line("evasions"));
-    common::assert_no_failures(&failures, "positions disagree with the reference", seed);
+    eprintln!("{count} lists ({moves} moves) in stream order (seed {seed})");
+    assert!(moves > count, "the positions have almost no moves");
+    common::assert_no_failures(&failures, "lists out of stream order", seed);
 }
 
 /// Pawn-drop-mate positions by the thousand: the defending king with the square in front
@@ -175,20 +229,17 @@ fn move_generator_matches_reference() {
 /// exercising the rule.
 #[test]
 fn pawn_drop_mate_matches_reference() {
-    let runtime = hw::runtime().expect("Verilator runtime");
+    let runtime = common::runtime();
     let mut chip = MovegenChip::new(&runtime, None).expect("movegen_top model");
     let seed = seed_from_env();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x7061_776e);
+    let mut generator = PawnDropGenerator::new(seed ^ 0x7061_776e);
     let count = common::random_count(DEFAULT_RANDOM) / 4;
     let mut stats = Stats::default();
     let mut failures = Vec::new();
     let (mut mates, mut legal) = (0usize, 0usize);
     for i in 0..count {
-        let (pos, drop) = pawn_drop_position(&mut rng);
-        let listed = tsume_moves(&pos)
-            .moves
-            .iter()
-            .any(|m| m.mv.to_usi() == drop);
+        let (pos, drop) = generator.next_position();
+        let listed = tsume_moves(&pos).moves.iter().any(|m| m.mv == drop);
         if listed {
             legal += 1;
         } else {
@@ -196,7 +247,8 @@ fn pawn_drop_mate_matches_reference() {
         }
         if let Some(diff) = check(&mut chip, &pos, &mut stats) {
             failures.push(format!(
-                "pawn drop #{i} ({drop}) `{}`:\n    {diff}",
+                "pawn drop #{i} ({}) `{}`:\n    {diff}",
+                drop.to_usi(),
                 pos.to_sfen()
             ));
         }
@@ -214,167 +266,12 @@ fn pawn_drop_mate_matches_reference() {
     );
 }
 
-/// A random position for `pawn_drop_mate_matches_reference` (Black to move, not in
-/// check, a pawn in hand and none on the king's file) and the USI of its checking pawn
-/// drop.
-fn pawn_drop_position(rng: &mut rand::rngs::StdRng) -> (Position, String) {
-    // (file index 0..9 = file 1..9, rank index 0..9 = rank a..i); Black moves towards rank a.
-    type Board = [[Option<&'static str>; 9]; 9];
-    const DIRS: [(i8, i8); 8] = [
-        (0, -1),
-        (1, -1),
-        (1, 0),
-        (1, 1),
-        (0, 1),
-        (-1, 1),
-        (-1, 0),
-        (-1, -1),
-    ];
-    let on = |f: i8, r: i8| (0..9).contains(&f) && (0..9).contains(&r);
-    loop {
-        let mut b: Board = [[None; 9]; 9];
-        // Mostly on the edge, where a few pieces take every escape square.
-        let kf = if rng.random_bool(0.3) {
-            [0, 8][rng.random_range(0..2)]
-        } else {
-            rng.random_range(0..9i8)
-        };
-        let kr = if rng.random_bool(0.7) {
-            0
-        } else {
-            rng.random_range(1..6i8)
-        };
-        let (pf, pr) = (kf, kr + 1);
-        b[kf as usize][kr as usize] = Some("k");
-        let put = |b: &mut Board, f: i8, r: i8, piece: &'static str| {
-            if on(f, r) && (f, r) != (pf, pr) && b[f as usize][r as usize].is_none() {
-                b[f as usize][r as usize] = Some(piece);
-            }
-        };
-        // A guard of the square, so the king cannot take the pawn.
-        if rng.random_bool(0.95) {
-            let side = if rng.random_bool(0.5) { 1 } else { -1 };
-            match rng.random_range(0..6) {
-                0 => put(&mut b, pf, pr + 1, "G"),
-                1 => put(&mut b, pf + side, pr + 1, "S"),
-                2 => put(&mut b, pf, pr + rng.random_range(1..4), "L"),
-                3 => put(&mut b, pf + side, pr + 2, "N"),
-                4 => {
-                    let d = rng.random_range(1..4);
-                    put(&mut b, pf + side * d, pr + d, "B");
-                }
-                _ => put(&mut b, pf + side, pr, "+R"),
-            }
-        }
-        // The king's other neighbours: mostly its own pieces that cannot take on the square
-        // (pawns, lances and knights beside the king), so that the drop often mates.
-        for &(df, dr) in &DIRS {
-            if rng.random_bool(0.85) {
-                let own = ["p", "p", "l", "l", "n", "s", "g", "+p"][rng.random_range(0..8)];
-                put(&mut b, kf + df, kr + dr, own);
-            }
-        }
-        // Attacking pieces near the king, covering escape squares.
-        for _ in 0..rng.random_range(0..4) {
-            let piece = ["G", "S", "+R", "+B", "B", "R", "N"][rng.random_range(0..7)];
-            put(
-                &mut b,
-                kf + rng.random_range(-3..4),
-                kr + rng.random_range(-2..4),
-                piece,
-            );
-        }
-        // The defender's possible takers, none to two: next to the square, a knight's
-        // jump from it, or sliding along one of its lines from farther away.
-        let takers = match rng.random_range(0..10) {
-            0..4 => 0,
-            4..8 => 1,
-            _ => 2,
-        };
-        for _ in 0..takers {
-            let (df, dr) = DIRS[rng.random_range(1..8)];
-            let diagonal = df != 0 && dr != 0;
-            let slider = if diagonal { ["b", "+b"] } else { ["r", "+r"] }[rng.random_range(0..2)];
-            match rng.random_range(0..10) {
-                0..3 => {
-                    let piece = [slider, "g", "s", "+p"][rng.random_range(0..4)];
-                    put(&mut b, pf + df, pr + dr, piece);
-                }
-                3 => put(&mut b, pf + [1, -1][rng.random_range(0..2)], pr - 2, "n"),
-                _ => {
-                    let d = rng.random_range(2..9);
-                    put(&mut b, pf + df * d, pr + dr * d, slider);
-                }
-            }
-        }
-        // Pins: an attacking slider beyond a defending piece on one of the king's lines.
-        if rng.random_bool(0.6) {
-            // The king's file (through the square) a quarter of the time.
-            let (df, dr) = if rng.random_bool(0.25) {
-                (0, 1)
-            } else {
-                DIRS[rng.random_range(0..8)]
-            };
-            let near = rng.random_range(1..3);
-            let far = near + rng.random_range(1..5);
-            let diagonal = df != 0 && dr != 0;
-            let slider = if diagonal {
-                ["B", "+B"][rng.random_range(0..2)]
-            } else {
-                ["R", "+R"][rng.random_range(0..2)]
-            };
-            if rng.random_bool(0.7) {
-                let piece = ["g", "s", "r", "b", "+r", "+b", "n"][rng.random_range(0..7)];
-                put(&mut b, kf + df * near, kr + dr * near, piece);
-            }
-            put(&mut b, kf + df * far, kr + dr * far, slider);
-        }
-        // Occasionally the attacker's own king, far from the action.
-        if rng.random_bool(0.3) {
-            put(&mut b, rng.random_range(0..9), 8, "K");
-        }
-        // SFEN ranks a to i, each from file 9 to file 1, runs of empty squares as digits.
-        let rows: Vec<String> = (0..9)
-            .map(|r| {
-                let mut row = String::new();
-                let mut gap = 0;
-                for file in b.iter().rev() {
-                    match file[r] {
-                        Some(piece) => {
-                            if gap > 0 {
-                                row.push_str(&gap.to_string());
-                                gap = 0;
-                            }
-                            row.push_str(piece);
-                        }
-                        None => gap += 1,
-                    }
-                }
-                if gap > 0 {
-                    row.push_str(&gap.to_string());
-                }
-                row
-            })
-            .collect();
-        let hand = ["P", "PG", "PS", "2PN", "PL", "PB"][rng.random_range(0..6)];
-        let sfen = format!("{} b {hand} 1", rows.join("/"));
-        // Positions the rules reject (dead pieces, double pawns, the side not to move in
-        // check) and Black in check are drawn again.
-        if let Ok(pos) = Position::from_sfen(&sfen)
-            && !pos.in_check()
-        {
-            let drop = format!("P*{}", Square::new(pf * 9 + pr).to_usi());
-            return (pos, drop);
-        }
-    }
-}
-
 /// The stream under back-pressure: the consumer is ready in a random half of the cycles,
 /// and every list must still arrive complete, once, in the same order as
 /// without stalls.
 #[test]
 fn stream_keeps_every_move_under_back_pressure() {
-    let runtime = hw::runtime().expect("Verilator runtime");
+    let runtime = common::runtime();
     let mut chip = MovegenChip::new(&runtime, None).expect("movegen_top model");
     let seed = seed_from_env();
     let mut generator = TsumeGenerator::new(seed ^ 0x5741_4c4c);
@@ -424,7 +321,7 @@ fn stream_keeps_every_move_under_back_pressure() {
 /// list at once, and what the chip sends next is exactly the new position's list.
 #[test]
 fn new_position_mid_list_ends_the_old_list() {
-    let runtime = hw::runtime().expect("Verilator runtime");
+    let runtime = common::runtime();
     let mut chip = MovegenChip::new(&runtime, None).expect("movegen_top model");
     let seed = seed_from_env();
     let mut generator = TsumeGenerator::new(seed ^ 0x4d49_4421);
@@ -481,7 +378,7 @@ const SILENCE: u64 = 60;
 /// and the next load's list is exactly the reference's.
 #[test]
 fn cancel_ends_the_list_at_every_cycle() {
-    let runtime = hw::runtime().expect("Verilator runtime");
+    let runtime = common::runtime();
     let mut chip = MovegenChip::new(&runtime, None).expect("movegen_top model");
     let seed = seed_from_env();
     let mut generator = TsumeGenerator::new(seed ^ 0x4341_4e43);
@@ -520,9 +417,8 @@ fn cancel_ends_the_list_at_every_cycle() {
         }
     }
     eprintln!(
-        "{cancelled} lists cancelled at {} offsets ({mid_list} while streaming), then {count} \
-         lists checked (seed {seed})",
-        offsets
+        "{cancelled} lists cancelled at {offsets} offsets ({mid_list} while streaming), then {count} \
+         lists checked (seed {seed})"
     );
     assert!(
         mid_list > 0,

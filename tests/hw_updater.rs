@@ -3,8 +3,10 @@
 //! list must be the reference's list for it. Walks random lines of play from random
 //! positions (seed printed on failure; `TSUME_SEED` repeats a run).
 
+mod common;
+
 use tsume::bus;
-use tsume::hw::{self, MovegenChip};
+use tsume::hw::MovegenChip;
 use tsume::random::{Kind, TsumeGenerator, seed_from_env};
 use tsume::reference::tsume_moves;
 
@@ -15,7 +17,7 @@ const PLIES: usize = 6;
 
 #[test]
 fn applied_moves_match_reference() {
-    let runtime = hw::runtime().expect("Verilator runtime");
+    let runtime = common::runtime();
     let mut chip = MovegenChip::new(&runtime, None).expect("movegen_top model");
     let seed = seed_from_env();
     let mut generator = TsumeGenerator::new(seed);

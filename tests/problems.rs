@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use tsume::mate::{mate_length, mate_length_nodes, mating_moves};
 use tsume::position::Position;
-use tsume::problems::{Expected, Problem, default_dir, load_suite};
+use tsume::problems::{Expected, Problem, load_suite};
 use tsume::reference::tsume_moves;
 use tsume::rsshogi::movegen::{LegalAll, MoveListGen};
 
@@ -39,7 +39,7 @@ fn check(problem: &Problem) -> Result<(), String> {
 
 #[test]
 fn every_problem_matches_the_search() {
-    let dir = default_dir();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems");
     let suite = load_suite(&dir).unwrap_or_else(|e| panic!("{e:#}"));
     assert!(
         suite.len() >= 30,

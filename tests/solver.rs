@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use tsume::mate::mate_length;
 use tsume::position::Position;
-use tsume::problems::{Expected, default_dir, load_suite};
+use tsume::problems::{Expected, load_suite};
 use tsume::random::{Kind as RandomKind, TsumeGenerator, seed_from_env};
 use tsume::reference::tsume_moves;
 use tsume::solver::line::check_line;
@@ -14,8 +14,14 @@ use tsume::solver::moves::{Kind, node_moves};
 use tsume::solver::zobrist::Keys;
 use tsume::solver::{Config, Limits, Outcome, Reason, SearchResult, Solver};
 
+/// The problem suite of this checkout.
+fn suite_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems")
+}
+
 fn config() -> Config {
-    Config::from_project().expect("swim.toml has a [search] table")
+    Config::from_manifest(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("swim.toml"))
+        .expect("swim.toml has a [search] table")
 }
 
 fn usi(pv: &[tsume::rsshogi::types::Move]) -> String {
@@ -33,7 +39,7 @@ fn shortest(nodes: u64) -> Limits {
 /// with the chip's table; prints the node rate.
 #[test]
 fn suite_results() {
-    let problems = load_suite(&default_dir()).unwrap();
+    let problems = load_suite(&suite_dir()).unwrap();
     assert!(
         problems.len() >= 40,
         "the suite has {} problems",
@@ -110,8 +116,8 @@ fn random_positions_agree_with_the_exhaustive_search() {
     );
 }
 
-/// The model's move sets are the reference's, in its order until the stream order
-/// replaces it.
+/// The model's move lists are the reference's, in the same order: the chip's stream order
+/// (`hw_movegen::lists_come_in_stream_order` checks the reference's order against the chip).
 #[test]
 fn move_sets_are_the_reference_sets() {
     let seed = seed_from_env();
@@ -166,7 +172,7 @@ fn incremental_hash_equals_the_full_hash() {
 /// Two solves of one position give the same outcome, counters included.
 #[test]
 fn solves_are_deterministic() {
-    let problems = load_suite(&default_dir()).unwrap();
+    let problems = load_suite(&suite_dir()).unwrap();
     let mut a = Solver::new(config());
     let mut b = Solver::new(config());
     for p in problems
@@ -188,7 +194,7 @@ fn solves_are_deterministic() {
 }
 
 fn longest_mate() -> (String, Position) {
-    let problems = load_suite(&default_dir()).unwrap();
+    let problems = load_suite(&suite_dir()).unwrap();
     let p = problems
         .iter()
         .filter_map(|p| match p.expected {
@@ -264,7 +270,7 @@ fn limits_give_unknown_with_the_reason() {
 /// A tiny table evicts all the time; the answers stay right.
 #[test]
 fn a_tiny_table_still_answers_right() {
-    let problems = load_suite(&default_dir()).unwrap();
+    let problems = load_suite(&suite_dir()).unwrap();
     let tiny = Config {
         tt_index_bits: 2,
         tt_ways: 2,

@@ -3,9 +3,11 @@
 use std::path::Path;
 
 use anyhow::{Context, bail};
+use serde::Deserialize;
 
 /// Table geometry and capacities: what the chip builds its memories from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Config {
     /// The table has `2^tt_index_bits` sets (the index is the hash's low bits; at most 32).
     pub tt_index_bits: u32,
@@ -17,9 +19,6 @@ pub struct Config {
     pub max_children: usize,
 }
 
-/// The keys of `[search]`, in order.
-const KEYS: [&str; 4] = ["tt_index_bits", "tt_ways", "max_plies", "max_children"];
-
 impl Config {
     /// The `[search]` table of the manifest at `path` (swim.toml).
     pub fn from_manifest(path: &Path) -> anyhow::Result<Config> {
@@ -28,68 +27,16 @@ impl Config {
         Config::parse(&text).with_context(|| format!("manifest {}", path.display()))
     }
 
-    /// The `[search]` table of the project's swim.toml.
-    pub fn from_project() -> anyhow::Result<Config> {
-        Config::from_manifest(&crate::toolchain::project_root().join("swim.toml"))
-    }
-
-    /// The `[search]` table of a manifest's text: `key = integer` lines (underscores
-    /// allowed, `#` comments), every key of [`Config`] once.
+    /// The `[search]` table of a manifest's text (the other tables are not read here).
     pub fn parse(text: &str) -> anyhow::Result<Config> {
-        let mut values: [Option<u64>; 4] = [None; 4];
-        let mut inside = false;
-        let mut seen = false;
-        for (n, raw) in text.lines().enumerate() {
-            let line = raw.split('#').next().unwrap_or("").trim();
-            if line.starts_with('[') {
-                inside = line == "[search]";
-                seen |= inside;
-                continue;
-            }
-            if !inside || line.is_empty() {
-                continue;
-            }
-            let Some((key, value)) = line.split_once('=') else {
-                bail!(
-                    "line {}: `{line}` in [search] is not `key = integer`",
-                    n + 1
-                );
-            };
-            let key = key.trim();
-            let Some(slot) = KEYS.iter().position(|k| *k == key) else {
-                bail!(
-                    "line {}: unknown key `{key}` in [search]; the keys are {}",
-                    n + 1,
-                    KEYS.join(", ")
-                );
-            };
-            let parsed = value
-                .trim()
-                .replace('_', "")
-                .parse::<u64>()
-                .with_context(|| {
-                    format!(
-                        "line {}: `{key}` = `{}` is not a non-negative integer",
-                        n + 1,
-                        value.trim()
-                    )
-                })?;
-            values[slot] = Some(parsed);
+        #[derive(Deserialize)]
+        struct Manifest {
+            search: Option<Config>,
         }
-        if !seen {
-            bail!(
-                "no [search] table: add one with the keys {}",
-                KEYS.join(", ")
-            );
-        }
-        let get =
-            |i: usize| values[i].with_context(|| format!("[search] lacks `{}`: add it", KEYS[i]));
-        let config = Config {
-            tt_index_bits: u32::try_from(get(0)?).unwrap_or(u32::MAX),
-            tt_ways: usize::try_from(get(1)?).unwrap_or(usize::MAX),
-            max_plies: usize::try_from(get(2)?).unwrap_or(usize::MAX),
-            max_children: usize::try_from(get(3)?).unwrap_or(usize::MAX),
-        };
+        let manifest: Manifest = toml::from_str(text).context("the manifest is not valid")?;
+        let config = manifest
+            .search
+            .context("no [search] table: add one with the keys tt_index_bits, tt_ways, max_plies, max_children")?;
         config.check()?;
         Ok(config)
     }
@@ -162,7 +109,8 @@ mod tests {
 
     #[test]
     fn the_project_manifest_parses() {
-        let c = Config::from_project().unwrap();
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("swim.toml");
+        let c = Config::from_manifest(&manifest).unwrap();
         assert!(c.tt_entries() >= 1024);
         assert_eq!(c.with_tt_entries(1 << 20).tt_entries(), 1 << 20);
         assert_eq!(c.with_tt_entries(3).tt_entries(), c.tt_ways);

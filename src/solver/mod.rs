@@ -12,7 +12,7 @@
 //! ```no_run
 //! use tsume::position::Position;
 //! use tsume::solver::{Config, Limits, SearchResult, Solver};
-//! let mut solver = Solver::new(Config::from_project()?);
+//! let mut solver = Solver::new(Config::from_manifest(std::path::Path::new("swim.toml"))?);
 //! let pos = Position::from_sfen("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1")?;
 //! let outcome = solver.solve(&pos, Limits::default());
 //! assert_eq!(outcome.result, SearchResult::Mate);

@@ -2,7 +2,9 @@
 
 use rsshogi::board::Position as Board;
 use rsshogi::movegen::{LegalAll, MoveListGen};
-use rsshogi::types::Move;
+use rsshogi::types::{Color, Move};
+
+use crate::stream_order::side_stream_key;
 
 /// Which side a node belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,29 +43,12 @@ pub fn node_moves(board: &Board, kind: Kind, out: &mut Vec<Move>) {
         ),
         Kind::And => out.extend(legal.iter().copied()),
     }
-    order_children(out);
+    order_children(board.turn(), out);
 }
 
-/// The placeholder key of the order: a move's place in the reference's list.
-fn placeholder_key(index: usize, _mv: Move) -> usize {
-    index
-}
-
-/// Puts the children into the order of the chip's move stream.
-///
-/// THE SINGLE PLACE WHERE THE ORDER IS CHOSEN. The stream's order (docs/search.md,
-/// "Children and their order": by channel, then destination lowest first in the side to
-/// move's view) replaces the placeholder key here; until then the children keep the
-/// reference's list order. Every tie-break of the search ("lowest index") refers to the
-/// order this function leaves.
-pub fn order_children(moves: &mut [Move]) {
-    let mut keyed: Vec<(usize, Move)> = moves
-        .iter()
-        .enumerate()
-        .map(|(i, &mv)| (placeholder_key(i, mv), mv))
-        .collect();
-    keyed.sort_by_key(|&(key, _)| key);
-    for (slot, (_, mv)) in moves.iter_mut().zip(keyed) {
-        *slot = mv;
-    }
+/// Puts the children into the order of the chip's move stream
+/// ([`crate::stream_order`]: by channel, then destination lowest first in the side to
+/// move's view). Every tie-break of the search ("lowest index") refers to this order.
+pub fn order_children(side: Color, moves: &mut [Move]) {
+    moves.sort_by_cached_key(|&mv| side_stream_key(side, mv));
 }

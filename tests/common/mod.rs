@@ -1,31 +1,122 @@
-//! Helpers shared by the hardware tests.
+//! Helpers shared by the tests: where the repository's files and the toolchain are, the
+//! positions of `tests/data`, and the failure report of the differential tests.
+//!
+//! Every test binary that declares `mod common;` compiles all of this and uses a part.
+#![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// Every SFEN in the `*.txt` and `*.tsv` files under `../shared/data/<subdir>`, with a label
-/// `file:line` (lines holding a board, i.e. a '/'; a `.tsv` line is `NAME<TAB>SFEN`).
-/// Missing data fails in CI (which must provide `../shared`) and is skipped elsewhere.
-pub fn shared_positions(subdir: &str) -> Vec<(String, String)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(subdir);
-    if !dir.is_dir() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{} is missing: CI must provide ../shared beside the project",
-            dir.display()
-        );
-        eprintln!(
-            "note: {} not found, shared positions skipped",
-            dir.display()
-        );
-        return Vec::new();
+use tsume::marlin::spade::SpadeRuntime;
+use tsume::position::Position;
+use tsume::problems::Problem;
+use tsume::rsshogi;
+use tsume::rsshogi::board::{PositionState, generate_position_state, position_from_position_state};
+use tsume::rsshogi::movegen::{LegalAll, MoveListGen};
+use tsume::rsshogi::types::{Color, HandPiece, Move, Piece, PieceType, Rank, Square};
+
+/// The repository (the tests run in it and were compiled from it).
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Verilator runtime for the project's Verilog, with the Verilator that `cargo xtask
+/// setup` installs (or `TSUME_VERILATOR`, a Verilator >= 5.025 of your own).
+pub fn runtime() -> SpadeRuntime {
+    let verilator = std::env::var_os("TSUME_VERILATOR").map_or_else(
+        || root().join(".tools").join("bin").join("verilator"),
+        PathBuf::from,
+    );
+    let verilog = root().join("build").join("spade.sv");
+    tsume::hw::runtime(&verilator, &verilog).unwrap_or_else(|e| panic!("{e:#}"))
+}
+
+/// The position of a test's SFEN (panics naming it if it is not valid).
+pub fn pos(sfen: &str) -> Position {
+    Position::from_sfen(sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"))
+}
+
+/// The move of a test's USI text.
+pub fn mv(usi: &str) -> Move {
+    Move::from_usi(usi).unwrap_or_else(|| panic!("bad USI move {usi}"))
+}
+
+/// Every legal move of `p` (rsshogi's complete generator), in its order.
+pub fn legal_all(p: &rsshogi::board::Position) -> Vec<Move> {
+    MoveListGen::<LegalAll>::new(p).as_slice().to_vec()
+}
+
+/// Pawn drops that would be legal but for the pawn-drop-mate rule (uchifuzume), worked out
+/// independently of rsshogi's own rule: drop the pawn and see whether the opponent has a move.
+pub fn pawn_drop_mates(p: &rsshogi::board::Position) -> Vec<Move> {
+    let us = p.turn();
+    let them = us.flip();
+    let king = p.king_square(them);
+    if king.is_none() || p.hand(us).count(HandPiece::PAWN) == 0 {
+        return vec![];
     }
+    let rank = king.rank().raw() + if us == Color::BLACK { 1 } else { -1 };
+    if !(0..9).contains(&rank) {
+        return vec![];
+    }
+    let to = Square::from_file_rank(king.file(), Rank::new(rank));
+    if p.piece_on(to) != Piece::NONE || p.has_pawn_on_file(us, to.file()) {
+        return vec![];
+    }
+    let mut state: PositionState = generate_position_state(p);
+    state.board.set(to, Piece::from_parts(us, PieceType::PAWN));
+    state.hands[us.to_index()].sub(HandPiece::PAWN, 1);
+    state.side_to_move = them;
+    let after = position_from_position_state(&state);
+    // The drop must not leave our own king in check (it may fail to answer a check).
+    let own_king = after.king_square(us);
+    if !own_king.is_none()
+        && after
+            .attackers_to_color(them, own_king, after.bitboards().occupied())
+            .any()
+    {
+        return vec![];
+    }
+    if after.is_in_check() && legal_all(&after).is_empty() {
+        vec![Move::drop(PieceType::PAWN, to)]
+    } else {
+        vec![]
+    }
+}
+
+/// The problem suite of the repository (`problems/`).
+pub fn problems_dir() -> PathBuf {
+    root().join("problems")
+}
+
+/// The problems of the suite with their positions.
+pub fn suite() -> Vec<(Problem, Position)> {
+    let problems = tsume::problems::load_suite(&problems_dir()).unwrap_or_else(|e| panic!("{e:#}"));
+    assert!(!problems.is_empty(), "the problem suite is empty");
+    problems
+        .into_iter()
+        .map(|p| {
+            let pos = Position::from_sfen(&p.sfen).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+            (p, pos)
+        })
+        .collect()
+}
+
+/// The test positions from other projects (`tests/data`, see its README).
+pub fn data_dir() -> PathBuf {
+    root().join("tests").join("data")
+}
+
+/// Every SFEN in the `*.txt` and `*.tsv` files under `tests/data/<subdir>`, with a label
+/// `file:line` (lines holding a board, i.e. a '/'; a `.tsv` line is `NAME<TAB>SFEN`).
+pub fn data_positions(subdir: &str) -> Vec<(String, String)> {
+    let dir = data_dir().join(subdir);
     let mut files = walk(&dir);
     files.sort();
+    assert!(!files.is_empty(), "no position files in {}", dir.display());
     let mut out = Vec::new();
     for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
+        let text = std::fs::read_to_string(&file)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
         let name = file
             .strip_prefix(&dir)
             .unwrap_or(&file)
@@ -41,9 +132,11 @@ pub fn shared_positions(subdir: &str) -> Vec<(String, String)> {
     out
 }
 
-fn walk(dir: &PathBuf) -> Vec<PathBuf> {
+fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+    for entry in entries {
         let path = entry.unwrap().path();
         if path.is_dir() {
             files.extend(walk(&path));
@@ -55,6 +148,24 @@ fn walk(dir: &PathBuf) -> Vec<PathBuf> {
         }
     }
     files
+}
+
+/// The generator clock of swim.toml's default board (`[fpga] board`), in MHz: the clock
+/// the simulated link stands for.
+pub fn board_clock_mhz() -> f64 {
+    let path = root().join("swim.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let manifest: toml::Table = text
+        .parse()
+        .unwrap_or_else(|e| panic!("{} is not TOML: {e}", path.display()));
+    let fpga = &manifest["fpga"];
+    let board = fpga["board"].as_str().expect("[fpga] board names a board");
+    let clock = &fpga["boards"][board]["clock_mhz"];
+    clock
+        .as_float()
+        .or_else(|| clock.as_integer().map(|mhz| mhz as f64))
+        .unwrap_or_else(|| panic!("[fpga.boards.{board}] clock_mhz is not a number"))
 }
 
 /// Random positions per run: `TSUME_RANDOM` if set, else `default`.

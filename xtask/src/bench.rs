@@ -143,7 +143,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     let runtime = chip::runtime()?;
     let (mut chip, model_time) = chip::open(&runtime, None)?;
 
-    let suite: Vec<Position> = tsume::problems::load_suite(&tsume::problems::default_dir())?
+    let suite: Vec<Position> = tsume::problems::load_suite(&crate::toolchain::problems_dir())?
         .iter()
         .map(|p| Position::from_sfen(&p.sfen).map_err(|e| anyhow::anyhow!("problem {}: {e}", p.id)))
         .collect::<Result<_>>()?;

@@ -11,7 +11,7 @@ use tsume::position::Position;
 use tsume::reference::{Mode, MoveSet};
 
 use crate::util::Stage;
-use crate::{hdl, setup};
+use crate::{hdl, setup, toolchain};
 
 /// A list far longer than any position has: a missing end beat is an error, not a hang.
 pub const MAX_CYCLES: u64 = 4_000;
@@ -23,6 +23,8 @@ pub struct StdoutToStderr {
     saved: i32,
 }
 
+// The one place of the workspace that needs `unsafe`: the C library's descriptor calls.
+#[allow(unsafe_code)]
 impl StdoutToStderr {
     pub fn new() -> Self {
         use std::io::Write;
@@ -34,6 +36,7 @@ impl StdoutToStderr {
     }
 }
 
+#[allow(unsafe_code)]
 impl Drop for StdoutToStderr {
     fn drop(&mut self) {
         use std::io::Write;
@@ -53,7 +56,7 @@ pub fn runtime() -> Result<SpadeRuntime> {
         force: false,
         root: None,
     })?;
-    tsume::hw::runtime()
+    tsume::hw::runtime(&toolchain::verilator(), &toolchain::spade_verilog())
 }
 
 /// Build (or take from marlin's cache) the move generator model, with a spinner; returns
@@ -62,8 +65,16 @@ pub fn open<'ctx>(
     runtime: &'ctx SpadeRuntime,
     vcd: Option<&Path>,
 ) -> Result<(MovegenChip<'ctx>, Duration)> {
-    let stage =
-        Stage::start("Verilator model of movegen_top (about a minute when the Verilog changed)");
+    let stage = if vcd.is_some() {
+        // marlin keeps the traced model apart from the untraced one.
+        eprintln!(
+            "sim: --vcd builds a second Verilator model of movegen_top, with tracing: about \
+             two minutes the first time and after each change of the Verilog, then reused"
+        );
+        Stage::start("traced Verilator model of movegen_top")
+    } else {
+        Stage::start("Verilator model of movegen_top (about a minute when the Verilog changed)")
+    };
     let start = Instant::now();
     let chip = {
         let _quiet = StdoutToStderr::new();

@@ -165,7 +165,7 @@ pub fn run(args: &HdlArgs) -> Result<()> {
     }
     let files = file_args(&root, &manifest, &sources)?;
 
-    let compiler = tsume::toolchain::spade_compiler();
+    let compiler = crate::toolchain::spade_compiler();
     if !setup::spade_ready(&manifest.toolchain.spade) {
         eprintln!(
             "hdl: spade {} is not installed: running setup first",

@@ -10,6 +10,7 @@ mod run;
 mod setup;
 mod sim;
 mod test;
+mod toolchain;
 mod util;
 mod verify;
 

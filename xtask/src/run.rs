@@ -11,10 +11,11 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use tsume::link::{LinkDriver, LinkError, LinkList, SimConfig, SimUart, Transport};
 use tsume::position::Position;
-use tsume::reference::{Category, tsume_moves};
+use tsume::reference::{Category, MoveSet, tsume_moves};
 
-use crate::hdl;
+use crate::chip;
 use crate::manifest::Manifest;
+use crate::sim::{self, Input};
 use crate::util::{self, Failure};
 
 #[derive(Debug, Args)]
@@ -31,10 +32,12 @@ pub struct RunArgs {
     /// Baud rate (default: the board's, from swim.toml).
     #[arg(long)]
     pub baud: Option<u32>,
-    /// One position in SFEN: quote it, or give its words after --sfen.
+    /// One position in SFEN: quote it, or give its words after --sfen. Positions as shogi
+    /// tools write them are read too (`startpos moves 7g7f`): the position after the moves.
     #[arg(long, num_args = 1.., value_name = "SFEN", conflicts_with = "positions")]
     pub sfen: Option<Vec<String>>,
-    /// A text file of positions, one SFEN per line (blank lines and `#` comments skipped).
+    /// A text file of positions, one per line as --sfen takes them (blank lines and `#`
+    /// comments skipped); `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     pub positions: Option<PathBuf>,
     /// Compare every list with the software reference; exit 1 if any differs.
@@ -43,7 +46,9 @@ pub struct RunArgs {
     /// Print the chip's STATUS frame (alone, or after the positions).
     #[arg(long)]
     pub status: bool,
-    /// One JSON object per position: {"sfen", "mode", "cycles", "moves": [{"usi", "category"}]}.
+    /// One JSON object per position and line, as `sim --json` prints them: {"sfen", "mode",
+    /// "moves": [{"usi", "category"}], "cycles"}, or {"sfen", "error"} for a position that
+    /// is not usable; `sfen` is the position as given.
     #[arg(long)]
     pub json: bool,
 }
@@ -117,19 +122,12 @@ impl Transport for SerialTransport {
     }
 }
 
-fn read_positions(args: &RunArgs) -> Result<Vec<String>> {
+fn read_positions(args: &RunArgs) -> Result<Vec<Input>> {
     if let Some(words) = &args.sfen {
-        return Ok(vec![words.join(" ")]);
+        return Ok(vec![Input::line(0, &words.join(" "))]);
     }
     if let Some(file) = &args.positions {
-        let text = std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read {}", file.display()))?;
-        return Ok(text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(str::to_string)
-            .collect());
+        return sim::read_positions(file);
     }
     Ok(Vec::new())
 }
@@ -143,20 +141,21 @@ pub fn run(args: &RunArgs) -> Result<()> {
         bail!("nothing to do: give --sfen, --positions or --status");
     }
     if args.sim {
-        hdl::run(&hdl::HdlArgs {
-            force: false,
-            root: None,
-        })?;
-        let runtime = tsume::hw::runtime()?;
+        let runtime = chip::runtime()?;
         eprintln!("run: building (or reusing) the Verilator model of link_top");
-        let config = SimConfig::default();
-        let sim = SimUart::new(&runtime, config, None)?;
+        // The simulation stands for the board's generator clock.
+        let config = SimConfig::at_mhz(board.clock_mhz);
+        let sim = {
+            // marlin prints Verilator's command line on stdout: keep stdout for the lists.
+            let _quiet = chip::StdoutToStderr::new();
+            SimUart::new(&runtime, config, None)?
+        };
         eprintln!(
-            "run: simulated link_top, {} clocks per bit, frame timeout {} bit times",
-            config.clocks_per_bit, config.timeout_bits
+            "run: simulated link_top ({board_name}: generator clock {} MHz), {} clocks per bit, \
+             frame timeout {} bit times",
+            board.clock_mhz, config.clocks_per_bit, config.timeout_bits
         );
-        let clock_mhz = config.clock_hz / 1e6;
-        drive(LinkDriver::new(sim), args, &positions, clock_mhz)
+        drive(LinkDriver::new(sim), args, &positions, board.clock_mhz)
     } else {
         let port = args
             .port
@@ -172,33 +171,25 @@ pub fn run(args: &RunArgs) -> Result<()> {
     }
 }
 
-#[derive(serde::Serialize)]
-struct JsonMove {
-    usi: String,
-    category: &'static str,
-}
-
 /// Every position through the driver; the lists printed, checked against the reference when
 /// asked.
 fn drive<T: Transport>(
     mut link: LinkDriver<T>,
     args: &RunArgs,
-    positions: &[String],
+    positions: &[Input],
     clock_mhz: f64,
 ) -> Result<()> {
     let mut differ = 0usize;
     let mut unusable = 0usize;
     let start = Instant::now();
-    for text in positions {
-        let pos = match Position::from_sfen(text) {
+    for input in positions {
+        let text = &input.sfen;
+        let pos = match sim::parse(text) {
             Ok(pos) => pos,
             Err(error) => {
                 unusable += 1;
                 if args.json {
-                    println!(
-                        "{}",
-                        serde_json::json!({"sfen": text, "error": error.to_string()})
-                    );
+                    println!("{}", sim::json_error(input, &error)?);
                 } else {
                     eprintln!("{text}: not a usable position: {error}");
                 }
@@ -213,24 +204,17 @@ fn drive<T: Transport>(
             differ += 1;
         }
         if args.json {
-            let moves: Vec<JsonMove> = list
-                .moves
-                .iter()
-                .map(|m| JsonMove {
-                    usi: m.mv.to_usi(),
-                    category: m.category.as_str(),
-                })
-                .collect();
-            let mut value = serde_json::json!({
-                "sfen": pos.to_sfen(),
-                "mode": list.mode.as_str(),
-                "cycles": list.cycles,
-                "moves": moves,
-            });
+            let set = MoveSet {
+                mode: list.mode,
+                moves: list.moves.clone(),
+            };
+            println!(
+                "{}",
+                sim::json_answer(input, &set, Some(u64::from(list.cycles)))?
+            );
             if let Some(diff) = &mismatch {
-                value["reference_differs"] = serde_json::Value::String(diff.clone());
+                eprintln!("run: `{text}` DIFFERS from the reference: {diff}");
             }
-            println!("{value}");
         } else {
             print_list(&pos, &list, clock_mhz);
             if let Some(diff) = &mismatch {
@@ -291,7 +275,8 @@ fn drive<T: Transport>(
     Ok(())
 }
 
-/// The difference between the chip's list and the reference, if any.
+/// The difference between the chip's list and the reference, if any: other moves or
+/// categories, or the same ones in another order (both follow the stream order).
 fn check(pos: &Position, list: &LinkList) -> Option<String> {
     let want = tsume_moves(pos);
     if want.mode != list.mode {
@@ -300,12 +285,15 @@ fn check(pos: &Position, list: &LinkList) -> Option<String> {
     let key = |m: &tsume::reference::TsumeMove| (m.mv.to_usi(), m.category);
     let w: std::collections::BTreeSet<_> = want.moves.iter().map(key).collect();
     let g: std::collections::BTreeSet<_> = list.moves.iter().map(key).collect();
-    (w != g || g.len() != list.moves.len()).then(|| {
-        format!(
+    if w != g || g.len() != list.moves.len() {
+        return Some(format!(
             "missing {:?}, extra {:?}",
             w.difference(&g).collect::<Vec<_>>(),
             g.difference(&w).collect::<Vec<_>>()
-        )
+        ));
+    }
+    (want.moves != list.moves).then(|| {
+        "the same moves, in another order than the stream order (tsume::stream_order)".to_string()
     })
 }
 

@@ -11,9 +11,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use tsume::toolchain;
 
 use crate::manifest::Manifest;
+use crate::toolchain;
 use crate::util::{self, Stage};
 
 /// The FPGA tools: wrapper name in `.tools/bin` and the yowasp console script it runs.

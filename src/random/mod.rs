@@ -59,6 +59,10 @@
 //! except the defender's in Evasions positions); `from_sfen` is the final judge, and a
 //! rejected board (counted by [`TsumeGenerator::rejected`]) is simply drawn again.
 //!
+//! [`PawnDropGenerator`] draws positions of another shape: a pawn drop in front of the
+//! defending king that mates (an illegal drop) or not, with the defender's possible takers
+//! and pins around it ([`pawn_drop`]).
+//!
 //! # Speed
 //!
 //! A board costs one `from_sfen` and usually one `tsume_moves`; about 1.4 boards are drawn
@@ -71,6 +75,10 @@ use rsshogi::types::PieceType;
 
 use crate::position::Position;
 use crate::reference::{Category, tsume_moves};
+
+pub mod pawn_drop;
+
+pub use pawn_drop::PawnDropGenerator;
 
 /// What kind of position to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -775,31 +783,4 @@ pub fn seed_from_env() -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::reference::Category;
-
-    /// The shortcut never claims a check the reference does not have.
-    #[test]
-    fn drop_check_shortcut_is_sound() {
-        let seed = seed_from_env();
-        let mut g = TsumeGenerator::new(seed);
-        let mut claimed = 0;
-        for i in 0..5000 {
-            let pos = g.quiet_position(i % 10 == 0);
-            if has_drop_check(&pos) {
-                claimed += 1;
-                let set = tsume_moves(&pos);
-                assert!(
-                    set.moves.iter().any(|m| m.category == Category::Drop),
-                    "TSUME_SEED={seed}: {} has a drop check by the shortcut, none in the reference",
-                    pos.to_sfen()
-                );
-            }
-        }
-        assert!(
-            claimed > 1000,
-            "TSUME_SEED={seed}: the shortcut fired only {claimed} times"
-        );
-    }
-}
+mod tests;

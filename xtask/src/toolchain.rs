@@ -1,11 +1,13 @@
-//! Where the project's own toolchain lives (installed by `cargo xtask setup` into `.tools/`),
-//! shared by xtask and by the tests so both use the same pinned programs.
+//! Where the project's own toolchain lives (installed by `cargo xtask setup` into `.tools/`)
+//! and where its build products go. The host library takes these paths as arguments
+//! (`tsume::hw::runtime`); xtask supplies them from here, the tests from `tests/common`.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// The workspace root (where `swim.toml` is): the nearest folder at or above the working
-/// directory that holds `swim.toml` and `hdl/`, else the folder this crate was compiled in.
+/// directory that holds `swim.toml` and `hdl/`, else the workspace this program was compiled
+/// in.
 ///
 /// Looked up when the program runs, so that a build shared between two checkouts (one
 /// `CARGO_TARGET_DIR`), or a checkout moved after it was built, works on the checkout it is
@@ -16,9 +18,15 @@ pub fn project_root() -> PathBuf {
         std::env::current_dir()
             .ok()
             .and_then(|cwd| find_root(&cwd))
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+            .unwrap_or_else(compiled_root)
     })
     .clone()
+}
+
+/// The workspace xtask was compiled in (the parent of its package folder).
+fn compiled_root() -> PathBuf {
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    package.parent().unwrap_or(package).to_path_buf()
 }
 
 /// The nearest folder at or above `start` with a `swim.toml` file and an `hdl` folder.
@@ -61,17 +69,9 @@ pub fn spade_verilog() -> PathBuf {
     project_root().join("build").join("spade.sv")
 }
 
-/// An error that tells the user how to get a missing tool or build product.
-pub fn require(path: &Path, what: &str) -> anyhow::Result<()> {
-    if path.exists() {
-        Ok(())
-    } else {
-        anyhow::bail!(
-            "{what} not found at {}: run `cargo xtask setup` (tools) or `cargo xtask hdl` (Verilog) first, \
-             or use `cargo xtask test`, which does both",
-            path.display()
-        )
-    }
+/// The problem suite shipped with the project.
+pub fn problems_dir() -> PathBuf {
+    project_root().join("problems")
 }
 
 #[cfg(test)]
@@ -102,14 +102,12 @@ mod tests {
 
     #[test]
     fn the_root_of_this_checkout_is_found_from_the_working_directory() {
-        // Tests run in the package folder, the workspace root.
+        // Tests run in the package folder, `xtask/` below the workspace root.
         let root = project_root();
         assert!(root.join("swim.toml").is_file(), "{}", root.display());
         assert_eq!(
             root.canonicalize().unwrap(),
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .canonicalize()
-                .unwrap()
+            compiled_root().canonicalize().unwrap()
         );
     }
 }
