@@ -38,8 +38,9 @@ Tasks in detail:
           move is in check, grouped by category, moves in USI. --engine hardware (the default)
           is the Spade generator simulated by Verilator, with clock cycles per position;
           --engine reference is the software reference. With --sfen: one position. With
-          --positions FILE: one SFEN per line (--json: one JSON object per line; exit 1 if any
-          line is not a usable position). With neither: the problem suite (problems/) as a
+          --positions FILE (- = standard input): one position a line, as SFEN or as USI's
+          `position sfen ... moves ...` / `startpos moves ...` (--json: one JSON object a line;
+          exit 1 if any line is not a usable position). With neither: the problem suite (problems/) as a
           table, each answer checked against the reference (exit 1 on a disagreement).
           --vcd FILE writes a waveform of the run.
   verify  The chip against the reference on --random N fresh random positions (half in
