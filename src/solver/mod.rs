@@ -29,6 +29,9 @@ pub mod zobrist;
 
 pub use config::{Config, Limits};
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
 use rsshogi::types::Move;
 
 use crate::position::Position;
@@ -83,6 +86,9 @@ pub enum Reason {
     /// The proof was found but its line could not be read back from the table.
     #[error("the mating line could not be read from the table: {0}")]
     LineUnreadable(String),
+    /// The stop flag of [`Solver::set_stop`] was set.
+    #[error("stopped: the search was asked to stop before it found an answer")]
+    Stopped,
     /// The line read from the proof failed the reference's check (a hash collision).
     #[error("the mating line failed the reference's check: {0}")]
     LineRejected(String),
@@ -117,13 +123,25 @@ pub struct Outcome {
 pub struct Solver {
     config: Config,
     table: Table,
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl Solver {
     /// A solver with the table and frames of `config`.
     pub fn new(config: Config) -> Solver {
         let table = Table::new(config.tt_index_bits, config.tt_ways);
-        Solver { config, table }
+        Solver {
+            config,
+            table,
+            stop: None,
+        }
+    }
+
+    /// A flag another thread may set to end the solves that follow before their next move
+    /// ([`Reason::Stopped`]; a mate already proven keeps its line). A flag never set
+    /// changes nothing: the counters and answers are those of the limits alone.
+    pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.stop = stop;
     }
 
     /// Its geometry.
@@ -199,6 +217,8 @@ impl Solver {
         node_limit: u64,
         counters: &mut Counters,
     ) -> Result<machine::Value, Reason> {
-        Machine::new(self.config, &mut self.table, counters, node_limit).run(board, plies)
+        Machine::new(self.config, &mut self.table, counters, node_limit)
+            .with_stop(self.stop.as_deref())
+            .run(board, plies)
     }
 }
