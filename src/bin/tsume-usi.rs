@@ -24,7 +24,9 @@ fn main() -> anyhow::Result<()> {
         // A line that is not UTF-8 still gets an answer naming what was read.
         let line = String::from_utf8_lossy(&bytes);
         if session.handle(&line)? == Flow::Quit {
-            std::io::stdout().flush().context("cannot write to the GUI")?;
+            std::io::stdout()
+                .flush()
+                .context("cannot write to the GUI")?;
             return Ok(());
         }
     }

@@ -54,8 +54,11 @@ const COMMANDS: &str =
 
 /// The geometry of `[search]` in the swim.toml the engine was built from.
 pub fn built_in_config() -> anyhow::Result<Config> {
-    Config::parse(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/swim.toml")))
-        .context("the [search] table of the swim.toml the engine was built with")
+    Config::parse(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/swim.toml"
+    )))
+    .context("the [search] table of the swim.toml the engine was built with")
 }
 
 /// Whether the session goes on after a command.
@@ -70,6 +73,9 @@ pub enum Flow {
 /// A search on the worker thread.
 struct Search {
     stop: Arc<AtomicBool>,
+    /// Set just before the answer is written: a GUI that read it may send the next `go`
+    /// while the worker is still returning.
+    answered: Arc<AtomicBool>,
     /// Gives the solver back (none if the solve panicked).
     worker: JoinHandle<Option<Solver>>,
 }
@@ -194,6 +200,8 @@ impl<W: Write + Send + 'static> Session<W> {
         };
         let out = self.out.clone();
         let flag = stop.clone();
+        let answered = Arc::new(AtomicBool::new(false));
+        let said = answered.clone();
         let worker = thread::spawn(move || {
             let start = Instant::now();
             let (done, finished) = mpsc::channel::<()>();
@@ -216,11 +224,16 @@ impl<W: Write + Send + 'static> Session<W> {
                     "checkmate timeout".to_string(),
                 ],
             };
+            said.store(true, Ordering::Release);
             // A GUI that closed the pipe reads no answer; the main thread sees its end.
             let _ = say(&out, &lines);
             solved.ok().map(|_| solver)
         });
-        self.search = Some(Search { stop, worker });
+        self.search = Some(Search {
+            stop,
+            answered,
+            worker,
+        });
         Ok(())
     }
 
@@ -233,12 +246,12 @@ impl<W: Write + Send + 'static> Session<W> {
         }
     }
 
-    /// Takes the solver back from a search that has ended.
+    /// Takes the solver back from a search that has answered.
     fn reap(&mut self) {
         if self
             .search
             .as_ref()
-            .is_some_and(|s| s.worker.is_finished())
+            .is_some_and(|s| s.answered.load(Ordering::Acquire))
         {
             self.join();
         }

@@ -14,7 +14,13 @@ pub const MAX_HASH_MB: usize = 65536;
 pub const MAX_NODE_LIMIT_SHOWN: u64 = i32::MAX as u64;
 
 /// The option names, in the order `usi` announces them.
-pub const NAMES: [&str; 5] = ["USI_Hash", "USI_Ponder", "NodeLimit", "Shortest", "MaxPlies"];
+pub const NAMES: [&str; 5] = [
+    "USI_Hash",
+    "USI_Ponder",
+    "NodeLimit",
+    "Shortest",
+    "MaxPlies",
+];
 
 /// The most plies `MaxPlies` may give the frames (the plies the table keys hold).
 pub const MAX_PLIES: usize = crate::solver::zobrist::PLY_KEYS;
@@ -73,9 +79,7 @@ impl Options {
         let value = at.map(|at| tokens[at + 1..].join(" "));
         let known = NAMES.join(", ");
         let Some(&option) = NAMES.iter().find(|n| n.eq_ignore_ascii_case(&name)) else {
-            return Err(format!(
-                "unknown option `{name}`: the options are {known}"
-            ));
+            return Err(format!("unknown option `{name}`: the options are {known}"));
         };
         let value = match value.as_deref() {
             Some(v) if !v.is_empty() => v,
@@ -215,8 +219,11 @@ mod tests {
 
     #[test]
     fn the_hash_sizes_the_table() {
-        let base = Config::parse(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/swim.toml")))
-            .unwrap();
+        let base = Config::parse(include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/swim.toml"
+        )))
+        .unwrap();
         let o = Options {
             hash_mb: 64,
             ..Options::default()
@@ -238,6 +245,9 @@ mod tests {
         );
         assert_eq!(Go::parse("btime 0 wtime 0 byoyomi 1000"), Ok(Go::Game));
         let e = Go::parse("mate soon").unwrap_err();
-        assert!(e.contains("`soon`") && e.contains("go mate infinite"), "{e}");
+        assert!(
+            e.contains("`soon`") && e.contains("go mate infinite"),
+            "{e}"
+        );
     }
 }
