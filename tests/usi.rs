@@ -274,6 +274,23 @@ fn limits_answer_timeout() {
     e.send("setoption name NodeLimit value 0");
     e.send("go mate infinite");
     assert_eq!(e.checkmate(PATIENCE), "G*5b");
+
+    // Frames for 1 ply: a mate in 3 is beyond them.
+    e.send("setoption name MaxPlies value 2");
+    e.send("position sfen 8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1");
+    e.send("go mate infinite");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("raise the option MaxPlies")),
+        "{lines:?}"
+    );
+    e.send("setoption name MaxPlies value 64");
+    e.send("go mate infinite");
+    let line = e.checkmate(PATIENCE);
+    assert_mates("8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1", &line);
     assert!(e.quit(PATIENCE).success());
 }
 

@@ -296,6 +296,19 @@ pub fn answer(outcome: &Outcome, elapsed: Duration) -> Vec<String> {
         SearchResult::Unknown(reason) => {
             let why = match reason {
                 Reason::Stopped => "stopped (stop, or the time of go mate ran out)".to_string(),
+                // The engine's own names for the capacities.
+                Reason::PlyLimit { plies, max_plies } => format!(
+                    "ply limit: no mate within {plies} plies, the most MaxPlies = {max_plies} \
+                     holds; for a longer mate raise the option MaxPlies"
+                ),
+                Reason::ChildLimit {
+                    children,
+                    max_children,
+                } => format!(
+                    "child limit: a node has {children} moves, a frame holds {max_children} \
+                     (max_children of swim.toml [search], built into the engine: raise it \
+                     there and rebuild)"
+                ),
                 other => other.to_string(),
             };
             lines.push(format!("info string no answer: {why}"));
@@ -313,4 +326,51 @@ fn say<W: Write>(out: &Mutex<W>, lines: &[String]) -> anyhow::Result<()> {
             .context("cannot write an answer to the GUI")?;
     }
     out.flush().context("cannot write an answer to the GUI")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::Counters;
+
+    fn outcome(result: SearchResult, pv: &[&str]) -> Outcome {
+        Outcome {
+            result,
+            pv: pv
+                .iter()
+                .map(|m| rsshogi::types::Move::from_usi(m).unwrap())
+                .collect(),
+            shortest: true,
+            counters: Counters {
+                nodes: 2000,
+                ..Counters::default()
+            },
+        }
+    }
+
+    #[test]
+    fn answers_end_with_checkmate() {
+        let second = Duration::from_secs(1);
+        let mate = answer(&outcome(SearchResult::Mate, &["G*5b"]), second);
+        assert_eq!(
+            mate,
+            [
+                "info time 1000 nodes 2000 nps 2000",
+                "info string mate in 1 plies, the shortest",
+                "checkmate G*5b"
+            ]
+        );
+        let nomate = answer(&outcome(SearchResult::NoMate, &[]), second);
+        assert_eq!(nomate.last().unwrap(), "checkmate nomate");
+        let limit = Reason::NodeLimit { nodes: 2000 };
+        let unknown = answer(&outcome(SearchResult::Unknown(limit), &[]), second);
+        assert_eq!(unknown.last().unwrap(), "checkmate timeout");
+        assert!(unknown[1].contains("node limit"), "{unknown:?}");
+        let plies = Reason::PlyLimit {
+            plies: 63,
+            max_plies: 64,
+        };
+        let unknown = answer(&outcome(SearchResult::Unknown(plies), &[]), second);
+        assert!(unknown[1].contains("MaxPlies = 64"), "{unknown:?}");
+    }
 }
