@@ -61,6 +61,9 @@ pub enum Reason {
         /// The limit.
         nodes: u64,
     },
+    /// The stop flag of [`Solver::set_stop`] was set.
+    #[error("stopped: the search was asked to stop before it found an answer")]
+    Stopped,
     /// No mate within the plies the frames hold; a longer one is not ruled out.
     #[error(
         "ply limit: no mate within {plies} plies, the most the frames hold (max_plies = \
@@ -86,9 +89,6 @@ pub enum Reason {
     /// The proof was found but its line could not be read back from the table.
     #[error("the mating line could not be read from the table: {0}")]
     LineUnreadable(String),
-    /// The stop flag of [`Solver::set_stop`] was set.
-    #[error("stopped: the search was asked to stop before it found an answer")]
-    Stopped,
     /// The line read from the proof failed the reference's check (a hash collision).
     #[error("the mating line failed the reference's check: {0}")]
     LineRejected(String),
@@ -138,8 +138,9 @@ impl Solver {
     }
 
     /// A flag another thread may set to end the solves that follow before their next move
-    /// ([`Reason::Stopped`]; a mate already proven keeps its line). A flag never set
-    /// changes nothing: the counters and answers are those of the limits alone.
+    /// ([`Reason::Stopped`]; in shortest mode, a line already read is kept and answered as
+    /// a mate). A flag never set changes nothing: the counters and answers are those of
+    /// the limits alone.
     pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
         self.stop = stop;
     }
