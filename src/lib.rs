@@ -12,6 +12,7 @@
 //! - [`solver`]: the df-pn solver's golden model, written as the chip runs it (docs/search.md).
 //! - [`hw`]: the Verilator models of the Spade tops and their drivers.
 //! - [`link`]: the host link's protocol, its driver, and the simulated UART of `link_top`.
+//! - [`usi`]: the USI engine's session (the `tsume-usi` binary answers a GUI's mate search).
 
 pub mod bus;
 pub mod cover;
@@ -24,6 +25,7 @@ pub mod random;
 pub mod reference;
 pub mod solver;
 pub mod stream_order;
+pub mod usi;
 
 pub use marlin;
 pub use rsshogi;

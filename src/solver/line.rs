@@ -108,7 +108,8 @@ impl Solver {
         node_limit: u64,
         counters: &mut Counters,
     ) -> Result<Pick, Reason> {
-        let mut machine = Machine::new(self.config, &mut self.table, counters, node_limit);
+        let mut machine = Machine::new(self.config, &mut self.table, counters, node_limit)
+            .with_stop(self.stop.as_deref());
         let v = machine.run(b, left)?;
         if v.pn != 0 {
             return Err(Reason::LineUnreadable(format!(
@@ -137,7 +138,8 @@ impl Solver {
         node_limit: u64,
         counters: &mut Counters,
     ) -> Result<u16, Reason> {
-        let mut machine = Machine::new(self.config, &mut self.table, counters, node_limit);
+        let mut machine = Machine::new(self.config, &mut self.table, counters, node_limit)
+            .with_stop(self.stop.as_deref());
         let v = machine.run(child, left)?;
         if v.pn != 0 {
             return Err(Reason::LineUnreadable(format!(

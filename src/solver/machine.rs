@@ -2,6 +2,8 @@
 //! child frames (docs/search.md, "The state machine"). No recursion: every step the chip
 //! takes is one arm of [`Machine::run`]'s loop, and every counter is exact.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rsshogi::board::Position as Board;
 use rsshogi::types::Move;
 
@@ -107,6 +109,8 @@ pub struct Machine<'a> {
     table: &'a mut Table,
     counters: &'a mut Counters,
     node_limit: u64,
+    /// Set from outside (another thread) to end the search before its next move.
+    stop: Option<&'a AtomicBool>,
     /// Plies left at the root: a defender node with none left that is not mated is
     /// disproven (within the plies left).
     root_left: u32,
@@ -130,12 +134,20 @@ impl<'a> Machine<'a> {
             table,
             counters,
             node_limit,
+            stop: None,
             root_left: 0,
             board: Board::default(),
             frames: Vec::new(),
             depth: 0,
             scratch: Vec::new(),
         }
+    }
+
+    /// The same machine, also stopping before its next move once `stop` is set (by
+    /// another thread); `None` leaves only the node limit.
+    pub fn with_stop(mut self, stop: Option<&'a AtomicBool>) -> Machine<'a> {
+        self.stop = stop;
+        self
     }
 
     /// Searches the attacker's position `root` (an OR node at ply 0) with `left` plies
@@ -359,6 +371,9 @@ impl<'a> Machine<'a> {
             return Err(Reason::NodeLimit {
                 nodes: self.node_limit,
             });
+        }
+        if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return Err(Reason::Stopped);
         }
         debug_assert!(self.depth + 1 < self.config.max_plies, "a frame per ply");
         let frame = &mut self.frames[self.depth];

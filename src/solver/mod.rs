@@ -29,6 +29,9 @@ pub mod zobrist;
 
 pub use config::{Config, Limits};
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
 use rsshogi::types::Move;
 
 use crate::position::Position;
@@ -58,6 +61,9 @@ pub enum Reason {
         /// The limit.
         nodes: u64,
     },
+    /// The stop flag of [`Solver::set_stop`] was set.
+    #[error("stopped: the search was asked to stop before it found an answer")]
+    Stopped,
     /// No mate within the plies the frames hold; a longer one is not ruled out.
     #[error(
         "ply limit: no mate within {plies} plies, the most the frames hold (max_plies = \
@@ -117,13 +123,26 @@ pub struct Outcome {
 pub struct Solver {
     config: Config,
     table: Table,
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl Solver {
     /// A solver with the table and frames of `config`.
     pub fn new(config: Config) -> Solver {
         let table = Table::new(config.tt_index_bits, config.tt_ways);
-        Solver { config, table }
+        Solver {
+            config,
+            table,
+            stop: None,
+        }
+    }
+
+    /// A flag another thread may set to end the solves that follow before their next move
+    /// ([`Reason::Stopped`]; in shortest mode, a line already read is kept and answered as
+    /// a mate). A flag never set changes nothing: the counters and answers are those of
+    /// the limits alone.
+    pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.stop = stop;
     }
 
     /// Its geometry.
@@ -199,6 +218,8 @@ impl Solver {
         node_limit: u64,
         counters: &mut Counters,
     ) -> Result<machine::Value, Reason> {
-        Machine::new(self.config, &mut self.table, counters, node_limit).run(board, plies)
+        Machine::new(self.config, &mut self.table, counters, node_limit)
+            .with_stop(self.stop.as_deref())
+            .run(board, plies)
     }
 }

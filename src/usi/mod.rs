@@ -1,0 +1,376 @@
+//! The USI engine: the df-pn solver answering a shogi GUI's mate search (docs/usi.md).
+//!
+//! [`Session`] reads one command line at a time ([`Session::handle`]) and writes its
+//! answers to a shared writer; `go mate` runs the solve on a worker thread, so that `stop`,
+//! `quit` and `isready` are read while it searches. The `tsume-usi` binary is a loop over
+//! standard input around it.
+//!
+//! - [`options`]: the options of `setoption` and the arguments of `go`.
+//!
+//! ```
+//! use tsume::usi::{Flow, Session, built_in_config};
+//! # use std::sync::{Arc, Mutex};
+//! # #[derive(Clone, Default)]
+//! # struct Buf(Arc<Mutex<Vec<u8>>>);
+//! # impl std::io::Write for Buf {
+//! #     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> { self.0.lock().unwrap().write(b) }
+//! #     fn flush(&mut self) -> std::io::Result<()> { Ok(()) }
+//! # }
+//! let out = Buf::default();
+//! let mut session = Session::new(built_in_config()?, out.clone());
+//! session.handle("position sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1")?;
+//! session.handle("go mate 10000")?;
+//! session.wait();
+//! assert_eq!(session.handle("quit")?, Flow::Quit);
+//! let text = String::from_utf8(out.0.lock().unwrap().clone())?;
+//! assert!(text.ends_with("checkmate G*5b\n"), "{text}");
+//! # anyhow::Ok(())
+//! ```
+
+pub mod options;
+
+use std::io::Write;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+use crate::position::Position;
+use crate::solver::{Config, Limits, Outcome, Reason, SearchResult, Solver};
+use options::{Go, Options};
+
+/// The engine's name, answered to `usi`.
+pub const NAME: &str = concat!("tsume-usi ", env!("CARGO_PKG_VERSION"));
+/// The engine's author, answered to `usi`.
+pub const AUTHOR: &str = "the tsume project";
+
+/// The commands a session reads, named in the error of an unknown one.
+const COMMANDS: &str =
+    "usi, isready, setoption, usinewgame, position, go, stop, ponderhit, gameover, quit";
+
+/// The geometry of `[search]` in the swim.toml the engine was built from.
+pub fn built_in_config() -> anyhow::Result<Config> {
+    Config::parse(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/swim.toml"
+    )))
+    .context("the [search] table of the swim.toml the engine was built with")
+}
+
+/// Whether the session goes on after a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next command.
+    Continue,
+    /// `quit`: the search (if any) is stopped; exit.
+    Quit,
+}
+
+/// A search on the worker thread.
+struct Search {
+    stop: Arc<AtomicBool>,
+    /// Set just before the answer is written: a GUI that read it may send the next `go`
+    /// while the worker is still returning.
+    answered: Arc<AtomicBool>,
+    /// Gives the solver back (none if the solve panicked).
+    worker: JoinHandle<Option<Solver>>,
+}
+
+/// One engine session: options, position and solver, and the search running on the worker.
+pub struct Session<W: Write + Send + 'static> {
+    out: Arc<Mutex<W>>,
+    base: Config,
+    options: Options,
+    /// The position of the last `position` command, or why there is none.
+    position: Result<Position, String>,
+    /// The solver while no search runs (built at `isready` or the first `go`).
+    solver: Option<Solver>,
+    search: Option<Search>,
+}
+
+impl<W: Write + Send + 'static> Session<W> {
+    /// A session with the geometry `base` (the table sized by `USI_Hash`) answering to `out`.
+    pub fn new(base: Config, out: W) -> Session<W> {
+        Session {
+            out: Arc::new(Mutex::new(out)),
+            base,
+            options: Options::default(),
+            position: Err("no position yet: send `position sfen <SFEN>` or `position \
+                           startpos moves ...` before `go mate`"
+                .to_string()),
+            solver: None,
+            search: None,
+        }
+    }
+
+    /// Handles one command line. Bad input is answered with an `info string` error and
+    /// the session goes on; the error is a failure to write the answer.
+    pub fn handle(&mut self, line: &str) -> anyhow::Result<Flow> {
+        self.reap();
+        let line = line.trim();
+        let (command, args) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let args = args.trim();
+        match command {
+            "" | "usinewgame" | "ponderhit" | "gameover" => {}
+            "usi" => {
+                let mut lines = vec![format!("id name {NAME}"), format!("id author {AUTHOR}")];
+                lines.extend(Options::announce(self.base));
+                lines.push("usiok".to_string());
+                say(&self.out, &lines)?;
+            }
+            "isready" => {
+                if self.search.is_none() {
+                    self.solver = Some(self.take_solver());
+                }
+                say(&self.out, &["readyok".to_string()])?;
+            }
+            "setoption" => {
+                if let Err(e) = self.options.set(args) {
+                    self.error(&e)?;
+                }
+            }
+            "position" => match Position::from_usi(args) {
+                Ok(pos) => self.position = Ok(pos),
+                Err(e) => {
+                    self.position = Err(format!(
+                        "the last `position` was refused ({e}); send a valid `position` \
+                         before `go mate`"
+                    ));
+                    self.error(&format!("`position {args}`: {e}"))?;
+                }
+            },
+            "go" => self.go(args)?,
+            "stop" => self.finish(),
+            "quit" => {
+                self.finish();
+                return Ok(Flow::Quit);
+            }
+            _ => self.error(&format!(
+                "unknown command `{command}`; the engine reads {COMMANDS}"
+            ))?,
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Stops the running search, if any, and waits for its answer.
+    pub fn finish(&mut self) {
+        if let Some(search) = &self.search {
+            search.stop.store(true, Ordering::Relaxed);
+        }
+        self.join();
+    }
+
+    /// Waits for the running search (if any) to answer, without stopping it.
+    pub fn wait(&mut self) {
+        self.join();
+    }
+
+    /// `go`: a mate search on the worker thread.
+    fn go(&mut self, args: &str) -> anyhow::Result<()> {
+        let time = match Go::parse(args) {
+            Ok(Go::Mate(time)) => time,
+            Ok(Go::Game) => {
+                self.error(&format!(
+                    "`go {args}`: this engine solves mate problems and plays no games; send \
+                     `go mate <milliseconds>` or `go mate infinite`"
+                ))?;
+                return say(&self.out, &["bestmove resign".to_string()]);
+            }
+            Err(e) => return self.error(&e),
+        };
+        if self.search.is_some() {
+            return self.error(&format!(
+                "`go {args}`: a search is running; send `stop` and wait for its `checkmate` first"
+            ));
+        }
+        let pos = match &self.position {
+            Ok(pos) => pos.clone(),
+            Err(e) => return self.error(&format!("`go {args}`: {e}")),
+        };
+        let mut solver = self.take_solver();
+        let stop = Arc::new(AtomicBool::new(false));
+        solver.set_stop(Some(stop.clone()));
+        let limits = Limits {
+            nodes: self.options.nodes(),
+            shortest: self.options.shortest,
+        };
+        let out = self.out.clone();
+        let flag = stop.clone();
+        let answered = Arc::new(AtomicBool::new(false));
+        let said = answered.clone();
+        let worker = thread::spawn(move || {
+            let start = Instant::now();
+            let (done, finished) = mpsc::channel::<()>();
+            let timer = time.map(|limit| {
+                thread::spawn(move || {
+                    if finished.recv_timeout(limit) == Err(RecvTimeoutError::Timeout) {
+                        flag.store(true, Ordering::Relaxed);
+                    }
+                })
+            });
+            let solved = catch_unwind(AssertUnwindSafe(|| solver.solve(&pos, limits)));
+            drop(done);
+            if let Some(timer) = timer {
+                let _ = timer.join();
+            }
+            let lines = match &solved {
+                Ok(outcome) => answer(outcome, start.elapsed()),
+                Err(_) => vec![
+                    format!("info string error: the solver failed on {pos}; please report it"),
+                    "checkmate timeout".to_string(),
+                ],
+            };
+            said.store(true, Ordering::Release);
+            // A GUI that closed the pipe reads no answer; the main thread sees its end.
+            let _ = say(&out, &lines);
+            solved.ok().map(|_| solver)
+        });
+        self.search = Some(Search {
+            stop,
+            answered,
+            worker,
+        });
+        Ok(())
+    }
+
+    /// The idle solver, built anew if the options changed its geometry.
+    fn take_solver(&mut self) -> Solver {
+        let config = self.options.config(self.base);
+        match self.solver.take() {
+            Some(solver) if *solver.config() == config => solver,
+            _ => Solver::new(config),
+        }
+    }
+
+    /// Takes the solver back from a search that has answered.
+    fn reap(&mut self) {
+        if self
+            .search
+            .as_ref()
+            .is_some_and(|s| s.answered.load(Ordering::Acquire))
+        {
+            self.join();
+        }
+    }
+
+    /// Waits for the search (if any) and takes its solver back.
+    fn join(&mut self) {
+        if let Some(search) = self.search.take() {
+            self.solver = search.worker.join().ok().flatten();
+        }
+    }
+
+    /// An `info string` error.
+    fn error(&self, message: &str) -> anyhow::Result<()> {
+        say(&self.out, &[format!("info string error: {message}")])
+    }
+}
+
+/// The answer to `go mate`: the counters, then `checkmate` with the line, `nomate`, or
+/// `timeout` (the time or node limit, a stop, or a capacity reached; an `info string`
+/// says which).
+pub fn answer(outcome: &Outcome, elapsed: Duration) -> Vec<String> {
+    let c = &outcome.counters;
+    let ms = elapsed.as_millis();
+    let nps = (c.nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64;
+    let mut lines = vec![format!("info time {ms} nodes {} nps {nps}", c.nodes)];
+    match &outcome.result {
+        SearchResult::Mate => {
+            let line: Vec<String> = outcome.pv.iter().map(|m| m.to_usi()).collect();
+            let shortest = if outcome.shortest {
+                ", the shortest"
+            } else {
+                ""
+            };
+            lines.push(format!(
+                "info string mate in {} plies{shortest}",
+                outcome.pv.len()
+            ));
+            lines.push(format!("checkmate {}", line.join(" ")));
+        }
+        SearchResult::NoMate => lines.push("checkmate nomate".to_string()),
+        SearchResult::Unknown(reason) => {
+            let why = match reason {
+                Reason::Stopped => "stopped (stop, or the time of go mate ran out)".to_string(),
+                // The engine's own names for the capacities.
+                Reason::PlyLimit { plies, max_plies } => format!(
+                    "ply limit: no mate within {plies} plies, the most MaxPlies = {max_plies} \
+                     holds; for a longer mate raise the option MaxPlies"
+                ),
+                Reason::ChildLimit {
+                    children,
+                    max_children,
+                } => format!(
+                    "child limit: a node has {children} moves, a frame holds {max_children} \
+                     (max_children of swim.toml [search], built into the engine: raise it \
+                     there and rebuild)"
+                ),
+                other => other.to_string(),
+            };
+            lines.push(format!("info string no answer: {why}"));
+            lines.push("checkmate timeout".to_string());
+        }
+    }
+    lines
+}
+
+/// Writes `lines` to `out` and flushes (one GUI line each, never split).
+fn say<W: Write>(out: &Mutex<W>, lines: &[String]) -> anyhow::Result<()> {
+    let mut out = out.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    for line in lines {
+        writeln!(out, "{}", line.replace(['\r', '\n'], " "))
+            .context("cannot write an answer to the GUI")?;
+    }
+    out.flush().context("cannot write an answer to the GUI")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::Counters;
+
+    fn outcome(result: SearchResult, pv: &[&str]) -> Outcome {
+        Outcome {
+            result,
+            pv: pv
+                .iter()
+                .map(|m| rsshogi::types::Move::from_usi(m).unwrap())
+                .collect(),
+            shortest: true,
+            counters: Counters {
+                nodes: 2000,
+                ..Counters::default()
+            },
+        }
+    }
+
+    #[test]
+    fn answers_end_with_checkmate() {
+        let second = Duration::from_secs(1);
+        let mate = answer(&outcome(SearchResult::Mate, &["G*5b"]), second);
+        assert_eq!(
+            mate,
+            [
+                "info time 1000 nodes 2000 nps 2000",
+                "info string mate in 1 plies, the shortest",
+                "checkmate G*5b"
+            ]
+        );
+        let nomate = answer(&outcome(SearchResult::NoMate, &[]), second);
+        assert_eq!(nomate.last().unwrap(), "checkmate nomate");
+        let limit = Reason::NodeLimit { nodes: 2000 };
+        let unknown = answer(&outcome(SearchResult::Unknown(limit), &[]), second);
+        assert_eq!(unknown.last().unwrap(), "checkmate timeout");
+        assert!(unknown[1].contains("node limit"), "{unknown:?}");
+        let plies = Reason::PlyLimit {
+            plies: 63,
+            max_plies: 64,
+        };
+        let unknown = answer(&outcome(SearchResult::Unknown(plies), &[]), second);
+        assert!(unknown[1].contains("MaxPlies = 64"), "{unknown:?}");
+    }
+}

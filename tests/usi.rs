@@ -1,0 +1,372 @@
+//! The USI engine driven as a GUI drives it: the `tsume-usi` binary over its standard input
+//! and output (handshake, mate search answers, limits, `stop`, errors, `quit`).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tsume::position::Position;
+use tsume::problems::{Expected, load_suite};
+use tsume::reference::tsume_moves;
+use tsume::rsshogi::types::PieceType;
+
+/// A long problem (Shogi Zuko No. 98): no answer within seconds.
+const HARD: &str = "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1";
+/// Black has a king only: no check, so no mate.
+const NO_CHECK: &str = "4k4/9/9/9/9/9/9/9/4K4 b - 1";
+/// Mate in one by a gold drop.
+const MATE1: &str = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
+
+/// How long an answer may take before the test fails.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// The engine as a process, its output read line by line on a thread.
+struct Engine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Everything read so far (for failure messages).
+    seen: Vec<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tsume-usi"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("tsume-usi starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Engine {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, command: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{command}").expect("the engine reads its input");
+        stdin.flush().unwrap();
+    }
+
+    /// The lines up to and including the first that starts with `prefix`.
+    fn until(&mut self, prefix: &str, within: Duration) -> Vec<String> {
+        let deadline = Instant::now() + within;
+        let mut got = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    let done = line.starts_with(prefix);
+                    got.push(line);
+                    if done {
+                        return got;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!(
+                        "no `{prefix}` within {within:?}; the engine said {:#?}",
+                        self.seen
+                    )
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!(
+                        "the engine ended before `{prefix}`; it said {:#?}",
+                        self.seen
+                    )
+                }
+            }
+        }
+    }
+
+    /// The `checkmate` answer of a `go mate` (its text after `checkmate `).
+    fn checkmate(&mut self, within: Duration) -> String {
+        let lines = self.until("checkmate", within);
+        lines.last().unwrap()["checkmate".len()..]
+            .trim()
+            .to_string()
+    }
+
+    /// The `info string` error that follows `command`; the engine must still answer
+    /// `isready` after it.
+    fn refused(&mut self, command: &str) -> String {
+        self.send(command);
+        let lines = self.until("info string error", PATIENCE);
+        let error = lines.last().unwrap().clone();
+        self.send("isready");
+        self.until("readyok", PATIENCE);
+        error
+    }
+
+    /// `quit`, and the exit status (within `within`).
+    fn quit(mut self, within: Duration) -> ExitStatus {
+        self.send("quit");
+        self.stdin = None;
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("the engine did not exit within {within:?} of quit");
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // A failed test leaves no engine behind.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Replays a `checkmate` line with the reference: attacker moves are legal checks, defender
+/// moves legal evasions, the last position mate and not by a pawn drop.
+fn assert_mates(sfen: &str, line: &str) {
+    let mut p = Position::from_sfen(sfen).unwrap();
+    let moves: Vec<&str> = line.split_whitespace().collect();
+    assert!(moves.len() % 2 == 1, "{sfen}: `{line}` has an even length");
+    for (i, usi) in moves.iter().enumerate() {
+        let set = tsume_moves(&p);
+        let mv = set
+            .moves
+            .iter()
+            .map(|m| m.mv)
+            .find(|m| m.to_usi() == *usi)
+            .unwrap_or_else(|| panic!("{sfen}: ply {} `{usi}` is not in the list of {p}", i + 1));
+        if i % 2 == 0 {
+            assert!(
+                p.inner().gives_check_move(mv),
+                "{sfen}: `{usi}` is no check"
+            );
+        }
+        if i + 1 == moves.len() {
+            assert_ne!(
+                mv.dropped_piece(),
+                Some(PieceType::PAWN),
+                "{sfen}: pawn-drop mate"
+            );
+        }
+        p = p.after(mv);
+    }
+    assert!(
+        tsume_moves(&p).moves.is_empty(),
+        "{sfen}: `{line}` ends in {p}, no mate"
+    );
+}
+
+#[test]
+fn handshake_and_quit() {
+    let mut e = Engine::start();
+    e.send("usi");
+    let lines = e.until("usiok", PATIENCE);
+    assert!(lines[0].starts_with("id name tsume-usi"), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("id author ")),
+        "{lines:?}"
+    );
+    for option in [
+        "USI_Hash type spin",
+        "NodeLimit type spin",
+        "Shortest type check",
+    ] {
+        let want = format!("option name {option}");
+        assert!(
+            lines.iter().any(|l| l.starts_with(&want)),
+            "{want}: {lines:?}"
+        );
+    }
+    e.send("setoption name USI_Hash value 32");
+    e.send("isready");
+    let lines = e.until("readyok", PATIENCE);
+    assert_eq!(lines, ["readyok"], "setoption and isready say nothing else");
+    e.send("usinewgame");
+    e.send("gameover win");
+    e.send("ponderhit");
+    assert!(e.quit(PATIENCE).success());
+}
+
+/// Every mate-3 of the suite, answered with a mating line of 3 plies.
+#[test]
+fn mate_in_three_from_the_suite() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems");
+    let mates: Vec<_> = load_suite(&dir)
+        .unwrap()
+        .into_iter()
+        .filter(|p| p.expected == Expected::Mate(3))
+        .collect();
+    assert!(mates.len() >= 3, "{} mate-3 problems", mates.len());
+    let mut e = Engine::start();
+    e.send("usi");
+    e.until("usiok", PATIENCE);
+    e.send("isready");
+    e.until("readyok", PATIENCE);
+    for p in &mates {
+        e.send("usinewgame");
+        e.send(&format!("position sfen {}", p.sfen));
+        e.send("go mate 60000");
+        let line = e.checkmate(PATIENCE);
+        assert_mates(&p.sfen, &line);
+        assert_eq!(line.split_whitespace().count(), 3, "{}: `{line}`", p.id);
+    }
+    // A position given as moves from another one: the defender's king steps into the
+    // mate in one.
+    e.send("position sfen 3k5/9/4P4/9/9/9/9/9/4K4 w G2r2b3g4s4n4l17p 1 moves 6a5a");
+    e.send("go mate");
+    assert_eq!(e.checkmate(PATIENCE), "G*5b");
+    assert!(e.quit(PATIENCE).success());
+}
+
+#[test]
+fn nomate_without_a_check() {
+    let mut e = Engine::start();
+    e.send(&format!("position sfen {NO_CHECK}"));
+    e.send("go mate 10000");
+    assert_eq!(e.checkmate(PATIENCE), "nomate");
+    e.send("position startpos moves 7g7f 3c3d");
+    e.send("go mate infinite");
+    assert_eq!(e.checkmate(PATIENCE), "nomate");
+    assert!(e.quit(PATIENCE).success());
+}
+
+#[test]
+fn limits_answer_timeout() {
+    let mut e = Engine::start();
+    e.send(&format!("position sfen {HARD}"));
+    let start = Instant::now();
+    e.send("go mate 1");
+    assert_eq!(e.checkmate(PATIENCE), "timeout");
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+
+    e.send("setoption name NodeLimit value 1");
+    e.send(&format!("position sfen {MATE1}"));
+    e.send("go mate infinite");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("node limit")),
+        "the reason is given: {lines:?}"
+    );
+    e.send("setoption name NodeLimit value 0");
+    e.send("go mate infinite");
+    assert_eq!(e.checkmate(PATIENCE), "G*5b");
+
+    // Frames for 1 ply: a mate in 3 is beyond them.
+    e.send("setoption name MaxPlies value 2");
+    e.send("position sfen 8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1");
+    e.send("go mate infinite");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("raise the option MaxPlies")),
+        "{lines:?}"
+    );
+    e.send("setoption name MaxPlies value 64");
+    e.send("go mate infinite");
+    let line = e.checkmate(PATIENCE);
+    assert_mates("8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1", &line);
+    assert!(e.quit(PATIENCE).success());
+}
+
+#[test]
+fn stop_ends_an_infinite_search_promptly() {
+    let mut e = Engine::start();
+    e.send(&format!("position sfen {HARD}"));
+    e.send("go mate infinite");
+    thread::sleep(Duration::from_millis(500));
+    // The engine reads commands while it searches.
+    e.send("isready");
+    e.until("readyok", Duration::from_secs(5));
+    let start = Instant::now();
+    e.send("stop");
+    assert_eq!(e.checkmate(PATIENCE), "timeout");
+    let took = start.elapsed();
+    assert!(
+        took < Duration::from_secs(2),
+        "stop answered after {took:?}"
+    );
+    // The engine solves on after a stop.
+    e.send(&format!("position sfen {MATE1}"));
+    e.send("go mate infinite");
+    assert_eq!(e.checkmate(PATIENCE), "G*5b");
+    // A stop with no search running is ignored.
+    e.send("stop");
+    e.send("isready");
+    assert_eq!(e.until("readyok", PATIENCE), ["readyok"]);
+    assert!(e.quit(PATIENCE).success());
+}
+
+#[test]
+fn quit_during_a_search_exits_zero() {
+    let mut e = Engine::start();
+    e.send(&format!("position sfen {HARD}"));
+    e.send("go mate infinite");
+    thread::sleep(Duration::from_millis(300));
+    assert!(e.quit(Duration::from_secs(5)).success());
+}
+
+#[test]
+fn bad_input_is_named_and_the_engine_stays_up() {
+    let mut e = Engine::start();
+    let error = e.refused("go mate 1000");
+    assert!(error.contains("no position yet"), "{error}");
+    let error = e.refused("solve now");
+    assert!(error.contains("unknown command `solve`"), "{error}");
+    let error = e.refused("position sfen 4k4/9/9 b");
+    assert!(error.contains("position sfen 4k4/9/9 b"), "{error}");
+    let error = e.refused("go mate 1000");
+    assert!(error.contains("the last `position` was refused"), "{error}");
+    let error = e.refused("position startpos moves 7g7f 7g7f");
+    assert!(error.contains("move 2 of the moves"), "{error}");
+    let error = e.refused("setoption name Threads value 4");
+    assert!(
+        error.contains("`Threads`") && error.contains("USI_Hash"),
+        "{error}"
+    );
+    let error = e.refused("setoption name USI_Hash value lots");
+    assert!(error.contains("USI_Hash `lots`"), "{error}");
+    e.send(&format!("position sfen {MATE1}"));
+    let error = e.refused("go mate soon");
+    assert!(error.contains("`soon`"), "{error}");
+    // A search is running: a second go is refused, the first answers.
+    e.send(&format!("position sfen {HARD}"));
+    e.send("go mate 2000");
+    let error = e.refused("go mate 1000");
+    assert!(error.contains("a search is running"), "{error}");
+    e.send("stop");
+    assert_eq!(e.checkmate(PATIENCE), "timeout");
+    // A game's go is answered with a resignation, not a hang.
+    e.send("go btime 1000 wtime 1000 byoyomi 1000");
+    let lines = e.until("bestmove", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "bestmove resign", "{lines:?}");
+    e.send(&format!("position sfen {MATE1}"));
+    e.send("go mate 10000");
+    assert_eq!(e.checkmate(PATIENCE), "G*5b");
+    assert!(e.quit(PATIENCE).success());
+}
