@@ -1,7 +1,7 @@
 //! Host side of the tsume-shogi move-generator processor.
 //!
 //! - [`position`]: positions from SFEN, with the impossible-position rules checked.
-//! - [`reference`]: the software reference: the exact tsume-shogi move set of a position
+//! - [`reference`](mod@reference): the software reference: the exact tsume-shogi move set of a position
 //!   (all checks, or all evasions when in check), each move with its category.
 //! - [`stream_order`]: the chip's move order, which the reference's lists follow.
 //! - [`cover`]: block-level reference data the hardware computes (direct cover by direction).

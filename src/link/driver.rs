@@ -30,7 +30,7 @@ pub struct LinkList {
     pub mode: Mode,
     /// The moves in the order the chip sent them.
     pub moves: Vec<TsumeMove>,
-    /// Generator clock cycles (see [`End::cycles`]).
+    /// Generator clock cycles (see [`End::cycles`](super::protocol::End::cycles)).
     pub cycles: u32,
 }
 

@@ -7,7 +7,7 @@
 //! - [`table`]: the set-associative transposition table and its replacement rule.
 //! - [`moves`]: a node's children and their order (`order_children`).
 //! - [`machine`]: the iterative state machine over the child frames.
-//! - [`line`]: the mating line read from the proof and checked by the reference.
+//! - [`line`](mod@line): the mating line read from the proof and checked by the reference.
 //!
 //! ```no_run
 //! use tsume::position::Position;
