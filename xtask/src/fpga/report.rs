@@ -105,8 +105,8 @@ impl Report {
         let _ = writeln!(
             s,
             "One row per unit of the link top and of the move generator inside it (the \
-             position store, the pipeline stages and the host link; the generators are all in \
-             `move_channels`), each synthesised as its own module after whole-design \
+             position store, the pipeline stages and the host link; each generator is counted in \
+             the stage that calls it, `pipeline_stages` or `move_channels`), each synthesised as its own module after whole-design \
              optimisation (`synth_ecp5 -noflatten`), so that the rows add up. Apart, the \
              blocks cannot share logic or drop bits that only mapping finds constant, so \
              their sum is above the chip's flat synthesis, the netlist that is placed and \
