@@ -408,7 +408,9 @@ fn many(inputs: &[Input], config: Config, limits: Limits, json: bool) -> Result<
         bar.start_item(&input.label);
         let result = solve(&mut solver, &input.sfen, limits);
         let line = match (&result, json) {
-            (Ok(s), true) => serde_json::to_string(&JsonAnswer::new(None, &input.sfen, &s.outcome))?,
+            (Ok(s), true) => {
+                serde_json::to_string(&JsonAnswer::new(None, &input.sfen, &s.outcome))?
+            }
             (Err(error), true) => serde_json::to_string(&JsonError {
                 sfen: &input.sfen,
                 error,

@@ -28,7 +28,11 @@ fn judge(expected: &Expected, solved: &Solved, shortest: bool) -> Option<String>
         )),
         (Expected::Mate(n), SearchResult::Mate) if shortest && plies != *n => Some(format!(
             "shortest mode gives {plies} plies{}, expected {n}",
-            if o.shortest { "" } else { " (not proven shortest)" }
+            if o.shortest {
+                ""
+            } else {
+                " (not proven shortest)"
+            }
         )),
         (Expected::Mate(_), SearchResult::Mate) => None,
         (Expected::Mate(n), SearchResult::NoMate) => {
@@ -197,9 +201,11 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs) -> Result<()> {
 
 /// The table: problem, expected, result, plies, nodes, time, and what is wrong.
 fn table(rows: &[Row]) -> String {
-    let header = ["problem", "expected", "result", "plies", "nodes", "time", "check"]
-        .map(String::from)
-        .to_vec();
+    let header = [
+        "problem", "expected", "result", "plies", "nodes", "time", "check",
+    ]
+    .map(String::from)
+    .to_vec();
     let mut cells: Vec<Vec<String>> = vec![header];
     for row in rows {
         let p = row.problem;
@@ -242,7 +248,13 @@ fn table(rows: &[Row]) -> String {
     }
     let columns = cells[0].len();
     let widths: Vec<usize> = (0..columns)
-        .map(|i| cells.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .map(|i| {
+            cells
+                .iter()
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     // Numbers right-aligned (plies, nodes, time), the rest left; the last column free.
     let right = [false, false, false, true, true, true, false];
