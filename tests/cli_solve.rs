@@ -279,3 +279,36 @@ fn the_suite_is_solved_and_a_wrong_result_fails() {
         lines[1]
     );
 }
+
+#[test]
+fn help_documents_solve_and_its_default_limit() {
+    let out = Command::new(xtask())
+        .arg("--help")
+        .output()
+        .expect("run xtask --help");
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    assert!(
+        help.lines().any(|l| l.trim_start().starts_with("solve ")),
+        "--help lists `solve`:\n{help}"
+    );
+    let out = solve(&["--help"], "");
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    for option in [
+        "--sfen",
+        "--positions",
+        "--json",
+        "--nodes",
+        "--shortest",
+        "--tt-entries",
+        "--max-plies",
+        "--engine",
+    ] {
+        assert!(
+            help.contains(option),
+            "solve --help lists {option}:\n{help}"
+        );
+    }
+    assert!(help.contains("Default 1000000"), "{help}");
+}
