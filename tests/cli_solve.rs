@@ -132,7 +132,10 @@ fn a_bad_line_is_reported_and_the_run_goes_on() {
     let stdout = text(&out.stdout);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
-    assert!(stderr.contains("1 of 4 lines"), "{stderr}");
+    assert!(
+        stderr.contains("1 of 4 lines in standard input"),
+        "{stderr}"
+    );
     let lines = json_lines(&stdout);
     assert_eq!(lines.len(), 4, "{stdout}");
     let sfens: Vec<&str> = lines.iter().map(|l| l["sfen"].as_str().unwrap()).collect();
@@ -145,7 +148,10 @@ fn a_bad_line_is_reported_and_the_run_goes_on() {
         error.contains("SFEN"),
         "the error names the problem: {error}"
     );
-    assert!(error.contains("give"), "the error names the fix: {error}");
+    assert!(
+        error.contains("expected 9 ranks"),
+        "the error names the fix: {error}"
+    );
     assert!(lines[1].get("result").is_none(), "{}", lines[1]);
 
     for (line, plies) in [(&lines[0], 1), (&lines[2], 5)] {

@@ -95,13 +95,17 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         let config = configure(base, args.tt_entries, args.max_plies)?;
         let inputs = read_positions(file)?;
         let failed = many(&inputs, config, limits(args, None), args.json)?;
+        let name = if file == Path::new("-") {
+            "standard input".to_string()
+        } else {
+            file.display().to_string()
+        };
         return if failed > 0 {
             Err(Failure::error(
                 1,
                 format!(
-                    "{failed} of {} lines in {} are not usable positions (see their errors)",
-                    inputs.len(),
-                    file.display()
+                    "{failed} of {} lines in {name} are not usable positions (see their errors)",
+                    inputs.len()
                 ),
             ))
         } else {
@@ -167,9 +171,8 @@ pub struct Solved {
 
 /// The position of `sfen` solved, or what is wrong with the input.
 fn solve(solver: &mut Solver, sfen: &str, limits: Limits) -> Result<Solved, String> {
-    let pos = catch("the position rules", || Position::from_sfen(sfen))?.map_err(|e| {
-        format!("{e}; give one SFEN per line: board, side to move, hands and move number")
-    })?;
+    let pos =
+        catch("the position rules", || Position::from_sfen(sfen))?.map_err(|e| e.to_string())?;
     let start = Instant::now();
     let outcome = catch("the solver", || solver.solve(&pos, limits))?;
     Ok(Solved {
