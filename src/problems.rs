@@ -25,6 +25,22 @@ pub struct Problem {
     pub expected: Expected,
     /// Where the position comes from and what it exercises.
     pub source: String,
+    /// A long problem: checked by `cargo xtask solve` only (not by the default tests),
+    /// with these limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solve_only: Option<SolveLimits>,
+}
+
+/// The limits a long problem is solved within (`cargo xtask solve` on the suite).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolveLimits {
+    /// Moves made at most (the solve's node limit).
+    pub nodes: u64,
+    /// Entries of the transposition table (`--tt-entries`).
+    pub tt_entries: usize,
+    /// Child frames (`--max-plies`): mates of up to `max_plies - 1` plies are found.
+    pub max_plies: usize,
 }
 
 /// Every problem of every `*.json` file in `dir`, in file-name then file order.

@@ -1,5 +1,6 @@
 //! The problem suite (`problems/*.json`): every problem loads, its position is valid and
-//! the exhaustive search agrees with its expected result. Also: a broken suite file gives
+//! the exhaustive search agrees with its expected result (long problems, marked
+//! `solve_only`, are left to `cargo xtask solve`). Also: a broken suite file gives
 //! an error that names the file (and the problem).
 //!
 //! `cargo test --test problems analyse -- --ignored --nocapture` with `TSUME_ANALYSE` set
@@ -26,6 +27,16 @@ fn check(problem: &Problem) -> Result<(), String> {
             "problem {}: expected plies {plies} must be odd",
             problem.id
         ));
+    }
+    if let Some(limits) = problem.solve_only {
+        // A long problem: `cargo xtask solve` checks it (tests/cli_solve.rs runs the suite).
+        if limits.nodes == 0 || limits.tt_entries == 0 || !(2..=1024).contains(&limits.max_plies) {
+            return Err(format!(
+                "problem {}: solve_only limits {limits:?} cannot solve anything",
+                problem.id
+            ));
+        }
+        return Ok(());
     }
     let got = mate_length(&pos, plies);
     if got != want {

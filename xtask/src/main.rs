@@ -9,6 +9,7 @@ mod manifest;
 mod run;
 mod setup;
 mod sim;
+mod solve;
 mod test;
 mod toolchain;
 mod util;
@@ -43,6 +44,19 @@ Tasks in detail:
           exit 1 if any line is not a usable position). With neither: the problem suite (problems/) as a
           table, each answer checked against the reference (exit 1 on a disagreement).
           --vcd FILE writes a waveform of the run.
+  solve   Tsume problems solved by the df-pn search of docs/search.md. --engine reference
+          (the default) is the software model; --engine hardware, the chip's search
+          controller, is not built yet. --sfen: one position with the board, the result, the
+          mating line in USI, its plies, the counters (nodes, expansions, probes) and the time.
+          --positions FILE (- for stdin): one line per position in input order, --json one
+          object a line with sfen, result (mate, nomate or unknown), pv, plies, nodes,
+          expansions, probes (and reason for unknown); a bad line gives sfen and error, the run goes on and exits 1 at the end. With neither: the problem suite
+          (problems/) as a table (problem, expected, result, plies, nodes, time); exit 1 on a
+          wrong result: a mate not found within the limit, `nomate` on a mate, a mate
+          shorter than the expected distance or, with --shortest, of another length. Long
+          problems (`solve_only` in the suite) use their own node limit, table and frames
+          unless the options give them. --nodes N (default 1000000 moves made), --shortest,
+          --tt-entries N (the table; default swim.toml [search]), --max-plies N (frames).
   verify  The chip against the reference on --random N fresh random positions (half in
           check); every disagreement printed with its SFEN, exit 1 if any.
   bench   Measured figures: cycles per position (first move, end of list) on the suite and
@@ -80,6 +94,9 @@ Examples:
   cargo xtask sim --engine reference --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'
   cargo xtask sim --engine reference --positions positions.txt --json
   cargo xtask sim --engine reference
+  cargo xtask solve --sfen '4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1'
+  cargo xtask solve --positions positions.txt --json --shortest
+  cargo xtask solve --shortest
   cargo xtask bitstream
   cargo xtask block-fmax --only pipeline_stages__masks --seed 2
   cargo xtask depth --limit 40
@@ -108,6 +125,8 @@ enum Task {
     Test(test::TestArgs),
     /// Move sets of positions from the hardware generator or the software reference.
     Sim(sim::SimArgs),
+    /// Tsume problems solved by df-pn: one position, a file of positions, or the suite.
+    Solve(solve::SolveArgs),
     /// The chip against the reference on N fresh random positions (long differential runs).
     Verify(verify::VerifyArgs),
     /// Measured figures: cycles per position on the chip, simulation and reference speed.
@@ -130,6 +149,7 @@ fn main() -> ExitCode {
         Task::Lint => lint::run(),
         Task::Test(args) => test::run(args),
         Task::Sim(args) => sim::run(args),
+        Task::Solve(args) => solve::run(args),
         Task::Verify(args) => verify::run(args),
         Task::Bench(args) => bench::run(args),
         Task::Bitstream(args) => fpga::flow::run(args),

@@ -1,0 +1,320 @@
+//! `cargo xtask solve`, run as a user runs it: one position, a file of positions as JSON
+//! lines (a bad line among good ones), the node limit, the engines, and the problem suite.
+//! Every mating line printed is checked by the library's reference (`check_line`).
+//!
+//! The xtask binary lives in another package, so `CARGO_BIN_EXE_xtask` is not available: it
+//! is built once with `cargo build -p xtask` (nothing to do after `cargo test --workspace`)
+//! and found through cargo's JSON messages, whatever the target folder.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use tsume::position::Position;
+use tsume::problems::{Expected, default_dir, load_suite};
+use tsume::rsshogi::types::Move;
+use tsume::solver::line::check_line;
+
+/// Mate in 1 by the head gold.
+const MATE1: &str = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
+/// Not an SFEN: three ranks instead of nine.
+const NOT_SFEN: &str = "4k4/9/4P4 b G 1";
+
+fn xtask() -> &'static PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let out = Command::new(cargo)
+            .args(["build", "--quiet", "--package", "xtask", "--bin", "xtask"])
+            .arg("--message-format=json")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run cargo build -p xtask");
+        assert!(
+            out.status.success(),
+            "cargo build -p xtask failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "xtask")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reported no xtask executable")
+    })
+}
+
+/// `xtask solve ARGS`, with `stdin` on its standard input.
+fn solve(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(xtask())
+        .arg("solve")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run xtask solve");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("xtask solve output")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
+}
+
+/// Every line of `--json` output as a JSON value.
+fn json_lines(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect()
+}
+
+fn moves(usi: &[&str]) -> Vec<Move> {
+    usi.iter()
+        .map(|m| Move::from_usi(m).unwrap_or_else(|| panic!("not a USI move: {m}")))
+        .collect()
+}
+
+/// The suite's problem `id`.
+fn problem(id: &str) -> (String, Expected) {
+    let p = load_suite(&default_dir())
+        .unwrap()
+        .into_iter()
+        .find(|p| p.id == id)
+        .unwrap_or_else(|| panic!("no problem {id} in the suite"));
+    (p.sfen, p.expected)
+}
+
+#[test]
+fn one_position_gives_the_board_the_line_and_the_counters() {
+    let (sfen, expected) = problem("tsume3-dragon-bishop");
+    assert_eq!(expected, Expected::Mate(3));
+    let out = solve(&["--shortest", "--sfen", &sfen], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let field = |name: &str| {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("no `{name}` line in:\n{stdout}"))
+    };
+    assert_eq!(field("result:"), "mate in 3 (shortest)");
+    assert_eq!(field("plies:"), "3");
+    let line: Vec<&str> = field("line:").split_whitespace().collect();
+    assert_eq!(line.len(), 3, "{stdout}");
+    let pos = Position::from_sfen(&sfen).unwrap();
+    check_line(&pos, &moves(&line)).unwrap_or_else(|e| panic!("{e}:\n{stdout}"));
+    let nodes = field("nodes:");
+    assert!(
+        nodes.contains("expansions") && nodes.contains("probes"),
+        "{nodes}"
+    );
+    assert!(field("time:").ends_with("nodes/s)"), "{stdout}");
+    // The board diagram: the ranks' letters and the files' numbers.
+    assert!(stdout.contains("9  8  7  6  5  4  3  2  1"), "{stdout}");
+}
+
+#[test]
+fn a_bad_line_is_reported_and_the_run_goes_on() {
+    let (mate5, _) = problem("tsume5-dragon");
+    let (nomate, _) = problem("nomate-two-golds");
+    let input = format!("# a comment\n{MATE1}\n{NOT_SFEN}\n\n{mate5}\n{nomate}\n");
+    let out = solve(&["--positions", "-", "--json", "--shortest"], &input);
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("1 of 4 lines in standard input"),
+        "{stderr}"
+    );
+    let lines = json_lines(&stdout);
+    assert_eq!(lines.len(), 4, "{stdout}");
+    let sfens: Vec<&str> = lines.iter().map(|l| l["sfen"].as_str().unwrap()).collect();
+    assert_eq!(sfens, [MATE1, NOT_SFEN, mate5.as_str(), nomate.as_str()]);
+
+    let error = lines[1]["error"]
+        .as_str()
+        .expect("the bad line has an error");
+    assert!(
+        error.contains("SFEN"),
+        "the error names the problem: {error}"
+    );
+    assert!(
+        error.contains("expected 9 ranks"),
+        "the error names the fix: {error}"
+    );
+    assert!(lines[1].get("result").is_none(), "{}", lines[1]);
+
+    for (line, plies) in [(&lines[0], 1), (&lines[2], 5)] {
+        assert_eq!(line["result"], "mate", "{line}");
+        assert_eq!(line["plies"], plies, "{line}");
+        let pv: Vec<&str> = line["pv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert_eq!(pv.len(), plies, "{line}");
+        let pos = Position::from_sfen(line["sfen"].as_str().unwrap()).unwrap();
+        check_line(&pos, &moves(&pv)).unwrap_or_else(|e| panic!("{e}: {line}"));
+        for counter in ["nodes", "expansions", "probes"] {
+            assert!(line[counter].as_u64().unwrap() > 0, "{counter}: {line}");
+        }
+        assert!(line.get("reason").is_none(), "{line}");
+    }
+    assert_eq!(lines[0]["pv"][0], "G*5b");
+    assert_eq!(lines[3]["result"], "nomate", "{}", lines[3]);
+    assert_eq!(lines[3]["plies"], 0);
+    assert_eq!(lines[3]["pv"], Value::Array(vec![]));
+
+    // Without --json: one readable line per position, in input order.
+    let out = solve(&["--positions", "-"], &input);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert!(lines[0].starts_with("line 2: mate in 1: G*5b"), "{stdout}");
+    assert!(lines[1].starts_with("line 3: error:"), "{stdout}");
+    assert!(lines[2].starts_with("line 5: mate in"), "{stdout}");
+    assert!(lines[3].starts_with("line 6: no mate"), "{stdout}");
+}
+
+#[test]
+fn the_node_limit_gives_unknown_with_the_reason() {
+    let (mate5, _) = problem("tsume5-dragon");
+    let out = solve(&["--positions", "-", "--json", "--nodes", "1"], &mate5);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let lines = json_lines(&stdout);
+    assert_eq!(lines.len(), 1, "{stdout}");
+    let line = &lines[0];
+    assert_eq!(line["result"], "unknown", "{line}");
+    assert_eq!(line["nodes"], 1, "{line}");
+    assert_eq!(line["pv"], Value::Array(vec![]), "{line}");
+    let reason = line["reason"].as_str().expect("an unknown has a reason");
+    assert!(reason.contains("node limit"), "{reason}");
+
+    // The frames' limit: no mate within 3 plies is not a `nomate`.
+    let out = solve(&["--max-plies", "4", "--sfen", &mate5], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("result: unknown: ply limit: no mate within 3 plies"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bad_options_and_the_hardware_engine_are_errors() {
+    let out = solve(&["--engine", "hardware", "--sfen", MATE1], "");
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("the chip's search controller is not built yet"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+
+    let out = solve(&["--max-plies", "5000", "--sfen", MATE1], "");
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("--max-plies"), "{stderr}");
+
+    let out = solve(&["--sfen", NOT_SFEN], "");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(NOT_SFEN), "{stderr}");
+}
+
+#[test]
+fn the_suite_is_solved_and_a_wrong_result_fails() {
+    let out = solve(&["--shortest"], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let suite = load_suite(&default_dir()).unwrap();
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with(&format!("{} problems from", suite.len())) && last.contains(" 0 wrong"),
+        "{last}"
+    );
+    for p in &suite {
+        let row = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(p.id.as_str()))
+            .unwrap_or_else(|| panic!("no row for {}:\n{stdout}", p.id));
+        assert!(row.ends_with(" ok"), "{row}");
+    }
+
+    // A suite whose expected results are wrong: a mate in 1 recorded as a mate in 3 (the
+    // solver finds a shorter one) and as no mate.
+    let dir = std::env::temp_dir().join(format!("tsume-cli-solve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let problem = |id: &str, expected: &str| {
+        format!(r#"{{"id": "{id}", "sfen": "{MATE1}", "expected": {expected}, "source": "test"}}"#)
+    };
+    let right = problem("right", r#"{"mate": 1}"#);
+    let longer = problem("longer", r#"{"mate": 3}"#);
+    let none = problem("none", r#"{"no_mate_within": 3}"#);
+    std::fs::write(
+        dir.join("suite.json"),
+        format!("[{right}, {longer}, {none}]"),
+    )
+    .unwrap();
+    let out = solve(&["--suite", dir.to_str().unwrap(), "--json"], "");
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("2 of 3 problems"), "{stderr}");
+    assert!(stderr.contains("longer, none"), "{stderr}");
+    let lines = json_lines(&stdout);
+    let ok: Vec<bool> = lines.iter().map(|l| l["ok"].as_bool().unwrap()).collect();
+    assert_eq!(ok, [true, false, false], "{stdout}");
+    assert!(
+        lines[1]["wrong"].as_str().unwrap().contains("shorter"),
+        "{}",
+        lines[1]
+    );
+}
+
+#[test]
+fn help_documents_solve_and_its_default_limit() {
+    let out = Command::new(xtask())
+        .arg("--help")
+        .output()
+        .expect("run xtask --help");
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    assert!(
+        help.lines().any(|l| l.trim_start().starts_with("solve ")),
+        "--help lists `solve`:\n{help}"
+    );
+    let out = solve(&["--help"], "");
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    for option in [
+        "--sfen",
+        "--positions",
+        "--json",
+        "--nodes",
+        "--shortest",
+        "--tt-entries",
+        "--max-plies",
+        "--engine",
+    ] {
+        assert!(
+            help.contains(option),
+            "solve --help lists {option}:\n{help}"
+        );
+    }
+    assert!(help.contains("Default 1000000"), "{help}");
+}

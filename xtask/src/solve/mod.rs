@@ -1,0 +1,446 @@
+//! `cargo xtask solve`: tsume problems solved by the search of docs/search.md. The engine
+//! is the software model (`tsume::solver`); the chip's search controller joins as a second
+//! engine when it exists.
+//!
+//! - `--sfen`: one position, as a report (board, result, line, counters, time);
+//! - `--positions FILE`: one line per position, readable or JSON (`--json`);
+//! - neither: the problem suite (problems/), checked against its expected results
+//!   ([`suite`]).
+
+mod suite;
+
+use std::io::{IsTerminal, Read, Write};
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use tsume::position::Position;
+use tsume::solver::{Config, Limits, Outcome, SearchResult, Solver};
+
+use crate::util::Failure;
+
+/// The node limit when neither `--nodes` nor a long problem's own limit gives one.
+pub const DEFAULT_NODES: u64 = 1_000_000;
+
+/// Runs of at least this long show a progress bar (on a terminal).
+const BAR_AFTER: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SolveEngine {
+    /// The software model of the search (`tsume::solver`).
+    Reference,
+    /// The chip's search controller.
+    Hardware,
+}
+
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// Which search answers.
+    #[arg(long, value_enum, default_value_t = SolveEngine::Reference)]
+    pub engine: SolveEngine,
+    /// One position in SFEN: quote it, or give its words after --sfen
+    /// (`--sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1`). A leading `sfen` and the move
+    /// number are optional. The side to move is the attacker.
+    #[arg(long, num_args = 1.., value_name = "SFEN", conflicts_with = "positions")]
+    pub sfen: Option<Vec<String>>,
+    /// A text file of positions, one SFEN per line (blank lines and `#` comments skipped);
+    /// `-` reads standard input.
+    #[arg(long, value_name = "FILE")]
+    pub positions: Option<PathBuf>,
+    /// One JSON object per position and line: {"sfen", "result", "pv", "plies", "nodes",
+    /// "expansions", "probes"} (+ "reason" for unknown), or {"sfen", "error"}.
+    #[arg(long)]
+    pub json: bool,
+    /// The problem suite to run when neither --sfen nor --positions is given.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["sfen", "positions"])]
+    pub suite: Option<PathBuf>,
+    /// Moves made at most per position (every search of its solve counted); beyond it the
+    /// answer is `unknown`. Default 1000000; in the suite a long problem's own limit.
+    #[arg(long, value_name = "N")]
+    pub nodes: Option<u64>,
+    /// After a mate, search again within 1, 3, 5, ... plies until one proves it: the line
+    /// is then a shortest mate (its length the minimax distance).
+    #[arg(long)]
+    pub shortest: bool,
+    /// Entries of the transposition table (a power-of-two number of sets of swim.toml's
+    /// ways). Default: swim.toml [search] (the chip's table); in the suite a long
+    /// problem's own size. Long problems need millions.
+    #[arg(long, value_name = "N")]
+    pub tt_entries: Option<usize>,
+    /// Child frames: mates of up to N - 1 plies are searched (2 to 1024). Default:
+    /// swim.toml [search] max_plies; in the suite a long problem's own.
+    #[arg(long, value_name = "N")]
+    pub max_plies: Option<usize>,
+}
+
+pub fn run(args: &SolveArgs) -> Result<()> {
+    if args.engine == SolveEngine::Hardware {
+        return Err(Failure::error(
+            2,
+            "--engine hardware: the chip's search controller is not built yet; use \
+             --engine reference (the software model, the default)",
+        ));
+    }
+    let base = Config::from_project().context("cannot read the search geometry")?;
+    if let Some(words) = &args.sfen {
+        let text = words.join(" ");
+        let config = configure(base, args.tt_entries, args.max_plies)?;
+        return one(&text, config, limits(args, None));
+    }
+    if let Some(file) = &args.positions {
+        let config = configure(base, args.tt_entries, args.max_plies)?;
+        let inputs = read_positions(file)?;
+        let failed = many(&inputs, config, limits(args, None), args.json)?;
+        let name = if file == Path::new("-") {
+            "standard input".to_string()
+        } else {
+            file.display().to_string()
+        };
+        return if failed > 0 {
+            Err(Failure::error(
+                1,
+                format!(
+                    "{failed} of {} lines in {name} are not usable positions (see their errors)",
+                    inputs.len()
+                ),
+            ))
+        } else {
+            Ok(())
+        };
+    }
+    let dir = args
+        .suite
+        .clone()
+        .unwrap_or_else(tsume::problems::default_dir);
+    suite::run(&dir, base, args)
+}
+
+/// The node limit and mode of a run: `--nodes`, else the problem's own, else the default.
+fn limits(args: &SolveArgs, own: Option<u64>) -> Limits {
+    Limits {
+        nodes: args.nodes.or(own).unwrap_or(DEFAULT_NODES),
+        shortest: args.shortest,
+    }
+}
+
+/// The project's geometry with the table and frames asked for.
+fn configure(base: Config, tt_entries: Option<usize>, max_plies: Option<usize>) -> Result<Config> {
+    let mut config = base;
+    if let Some(entries) = tt_entries {
+        if entries < config.tt_ways {
+            anyhow::bail!(
+                "--tt-entries {entries}: the table needs at least one set of {} ways; give \
+                 {} or more",
+                config.tt_ways,
+                config.tt_ways
+            );
+        }
+        config = config.with_tt_entries(entries);
+    }
+    if let Some(plies) = max_plies {
+        config.max_plies = plies;
+    }
+    config
+        .check()
+        .with_context(|| "--max-plies: give a number of frames from 2 to 1024".to_string())?;
+    Ok(config)
+}
+
+/// A panic in the solver or the position rules becomes this position's error.
+fn catch<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(AssertUnwindSafe(f)).map_err(|panic| {
+        let msg = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        format!("internal error: {what} panicked: {msg}")
+    })
+}
+
+/// A solved position: the outcome and its wall time.
+pub struct Solved {
+    pub pos: Position,
+    pub outcome: Outcome,
+    pub time: Duration,
+}
+
+/// The position of `sfen` solved, or what is wrong with the input.
+fn solve(solver: &mut Solver, sfen: &str, limits: Limits) -> Result<Solved, String> {
+    let pos =
+        catch("the position rules", || Position::from_sfen(sfen))?.map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let outcome = catch("the solver", || solver.solve(&pos, limits))?;
+    Ok(Solved {
+        pos,
+        outcome,
+        time: start.elapsed(),
+    })
+}
+
+/// The line in USI, space-separated.
+pub fn usi(outcome: &Outcome) -> String {
+    outcome
+        .pv
+        .iter()
+        .map(|m| m.to_usi())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `mate`, `nomate` or `unknown`.
+pub fn result_word(result: &SearchResult) -> &'static str {
+    match result {
+        SearchResult::Mate => "mate",
+        SearchResult::NoMate => "nomate",
+        SearchResult::Unknown(_) => "unknown",
+    }
+}
+
+/// `mate in 5 (shortest)`, `no mate`, `unknown (node limit: ...)`.
+pub fn describe(outcome: &Outcome) -> String {
+    match &outcome.result {
+        SearchResult::Mate => {
+            let shortest = if outcome.shortest { " (shortest)" } else { "" };
+            format!("mate in {}{shortest}", outcome.pv.len())
+        }
+        SearchResult::NoMate => "no mate".to_string(),
+        SearchResult::Unknown(reason) => format!("unknown: {reason}"),
+    }
+}
+
+/// Moves made per second, rounded.
+pub fn rate(nodes: u64, time: Duration) -> String {
+    let secs = time.as_secs_f64();
+    if secs <= 0.0 {
+        return "-".to_string();
+    }
+    format!("{:.0} nodes/s", nodes as f64 / secs)
+}
+
+/// One position as a report on stdout; exit 1 when it is not usable.
+fn one(sfen: &str, config: Config, limits: Limits) -> Result<()> {
+    let mut solver = Solver::new(config);
+    let solved = match solve(&mut solver, sfen, limits) {
+        Ok(s) => s,
+        Err(error) => {
+            return Err(Failure::error(
+                1,
+                format!("the SFEN {sfen:?} is not a usable position: {error}"),
+            ));
+        }
+    };
+    let o = &solved.outcome;
+    let c = &o.counters;
+    let mut out = solved.pos.diagram();
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&format!("sfen:   {sfen}\n"));
+    out.push_str(&format!("result: {}\n", describe(o)));
+    if o.result == SearchResult::Mate {
+        out.push_str(&format!("line:   {}\n", usi(o)));
+        out.push_str(&format!("plies:  {}\n", o.pv.len()));
+    }
+    out.push_str(&format!(
+        "nodes:  {} (expansions {}, probes {}, stores {}; limit {})\n",
+        c.nodes, c.expansions, c.probes, c.stores, limits.nodes
+    ));
+    out.push_str(&format!(
+        "table:  {} entries ({} ways), {} frames\n",
+        config.tt_entries(),
+        config.tt_ways,
+        config.max_plies
+    ));
+    out.push_str(&format!(
+        "time:   {:.3} s ({})\n",
+        solved.time.as_secs_f64(),
+        rate(c.nodes, solved.time)
+    ));
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    Ok(())
+}
+
+/// One position to run: where it came from and its text.
+struct Input {
+    label: String,
+    sfen: String,
+}
+
+/// The SFEN lines of a file (or stdin for `-`), numbered from 1.
+fn read_positions(file: &Path) -> Result<Vec<Input>> {
+    let mut bytes = Vec::new();
+    if file == Path::new("-") {
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read positions from standard input")?;
+    } else {
+        bytes = std::fs::read(file).with_context(|| {
+            format!(
+                "cannot read the positions file {}: give --positions a text file with one \
+                 SFEN per line",
+                file.display()
+            )
+        })?;
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "the positions file {} is not UTF-8 text (byte {}): give a text file with one \
+             SFEN per line",
+            file.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|(i, l)| Input {
+            label: format!("line {}", i + 1),
+            sfen: l.trim().to_string(),
+        })
+        .collect())
+}
+
+/// The JSON object of one answer.
+#[derive(Serialize)]
+pub struct JsonAnswer<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<&'a str>,
+    pub sfen: &'a str,
+    pub result: &'static str,
+    pub pv: Vec<String>,
+    pub plies: usize,
+    pub nodes: u64,
+    pub expansions: u64,
+    pub probes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl<'a> JsonAnswer<'a> {
+    pub fn new(id: Option<&'a str>, sfen: &'a str, outcome: &Outcome) -> JsonAnswer<'a> {
+        JsonAnswer {
+            id,
+            sfen,
+            result: result_word(&outcome.result),
+            pv: outcome.pv.iter().map(|m| m.to_usi()).collect(),
+            plies: outcome.pv.len(),
+            nodes: outcome.counters.nodes,
+            expansions: outcome.counters.expansions,
+            probes: outcome.counters.probes,
+            reason: match &outcome.result {
+                SearchResult::Unknown(reason) => Some(reason.to_string()),
+                _ => None,
+            },
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct JsonError<'a> {
+    sfen: &'a str,
+    error: &'a str,
+}
+
+/// A progress bar on stderr that appears once a run has lasted [`BAR_AFTER`] (and only on
+/// a terminal).
+pub struct LateBar {
+    bar: ProgressBar,
+    start: Instant,
+    shown: bool,
+}
+
+impl LateBar {
+    pub fn new(len: u64) -> LateBar {
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} [{elapsed}<{eta}] {msg}")
+                .expect("valid template"),
+        );
+        LateBar {
+            bar,
+            start: Instant::now(),
+            shown: false,
+        }
+    }
+
+    /// Before an item: its name, and the bar shown if the run has become long.
+    pub fn start_item(&mut self, name: &str) {
+        if !self.shown && self.start.elapsed() >= BAR_AFTER && std::io::stderr().is_terminal() {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.bar.enable_steady_tick(Duration::from_millis(200));
+            self.shown = true;
+        }
+        self.bar.set_message(name.to_string());
+    }
+
+    /// After an item.
+    pub fn inc(&self) {
+        self.bar.inc(1);
+    }
+
+    /// Writes through the bar (so that it is not drawn over).
+    pub fn println(&self, text: &str) -> Result<()> {
+        self.bar.suspend(|| -> Result<()> {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{text}")?;
+            out.flush()?;
+            Ok(())
+        })
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Every input solved and printed in input order, one line each; returns how many lines
+/// were not usable positions.
+fn many(inputs: &[Input], config: Config, limits: Limits, json: bool) -> Result<usize> {
+    let mut solver = Solver::new(config);
+    let mut bar = LateBar::new(inputs.len() as u64);
+    let mut failed = 0;
+    for input in inputs {
+        bar.start_item(&input.label);
+        let result = solve(&mut solver, &input.sfen, limits);
+        let line = match (&result, json) {
+            (Ok(s), true) => {
+                serde_json::to_string(&JsonAnswer::new(None, &input.sfen, &s.outcome))?
+            }
+            (Err(error), true) => serde_json::to_string(&JsonError {
+                sfen: &input.sfen,
+                error,
+            })?,
+            (Ok(s), false) => {
+                let o = &s.outcome;
+                let line = if o.result == SearchResult::Mate {
+                    format!(": {}", usi(o))
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{}: {}{line} ({} nodes, {} expansions, {} probes, {:.3} s)",
+                    input.label,
+                    describe(o),
+                    o.counters.nodes,
+                    o.counters.expansions,
+                    o.counters.probes,
+                    s.time.as_secs_f64()
+                )
+            }
+            (Err(error), false) => format!("{}: error: {error} ({})", input.label, input.sfen),
+        };
+        failed += usize::from(result.is_err());
+        bar.println(&line)?;
+        bar.inc();
+    }
+    bar.finish();
+    Ok(failed)
+}
