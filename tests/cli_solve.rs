@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 use tsume::position::Position;
-use tsume::problems::{Expected, default_dir, load_suite};
+use tsume::problems::{Expected, load_suite};
 use tsume::rsshogi::types::Move;
 use tsume::solver::line::check_line;
 
@@ -85,7 +85,7 @@ fn moves(usi: &[&str]) -> Vec<Move> {
 
 /// The suite's problem `id`.
 fn problem(id: &str) -> (String, Expected) {
-    let p = load_suite(&default_dir())
+    let p = load_suite(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems"))
         .unwrap()
         .into_iter()
         .find(|p| p.id == id)
@@ -240,7 +240,8 @@ fn the_suite_is_solved_and_a_wrong_result_fails() {
     let out = solve(&["--shortest"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
-    let suite = load_suite(&default_dir()).unwrap();
+    let suite =
+        load_suite(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems")).unwrap();
     let last = stdout.lines().last().unwrap_or("");
     assert!(
         last.starts_with(&format!("{} problems from", suite.len())) && last.contains(" 0 wrong"),

@@ -1,7 +1,7 @@
 //! `swim.toml`, the one manifest of the project, parsed once for every task: the name,
 //! `[hdl]` (the Spade build), `[toolchain]` (the pinned tools) and `[fpga]` with its
 //! `[fpga.boards.NAME]` tables (the FPGA flow and the board every task takes its clock
-//! from).
+//! from), and `[search]` (the solver's geometry, parsed by the library's own type).
 //!
 //! Each section is read on its own, so an error names the file and the section of the key
 //! it is about (`swim.toml [fpga.boards.ulx3s-85f]: missing field `clock_mhz``). `[fpga]`
@@ -24,6 +24,7 @@ pub struct Manifest {
     pub hdl: Hdl,
     pub toolchain: Toolchain,
     fpga: Option<Fpga>,
+    search: Option<tsume::solver::Config>,
 }
 
 /// `[hdl]`: the Spade build.
@@ -166,12 +167,20 @@ impl Manifest {
             Some(toml::Value::Table(fpga)) => Some(Self::parse_fpga(fpga, path)?),
             Some(_) => bail!("{}: `fpga` must be a table, [fpga]", path.display()),
         };
+        let search = match table.get("search") {
+            None => None,
+            Some(_) => Some(
+                tsume::solver::Config::parse(text)
+                    .with_context(|| format!("{} [search]", path.display()))?,
+            ),
+        };
         Ok(Manifest {
             path: path.to_path_buf(),
             name,
             hdl,
             toolchain,
             fpga,
+            search,
         })
     }
 
@@ -201,6 +210,18 @@ impl Manifest {
             );
         }
         Ok(fpga)
+    }
+
+    /// `[search]` (the solver's table geometry and capacities, the library's own type), or
+    /// an error naming the file when it has none.
+    pub fn search(&self) -> Result<tsume::solver::Config> {
+        self.search.with_context(|| {
+            format!(
+                "{} has no [search] table: the solver's table geometry and capacities come \
+                 from it (docs/search.md)",
+                self.path.display()
+            )
+        })
     }
 
     /// `[fpga]`, or an error naming the file when it has none.

@@ -21,7 +21,8 @@ use serde::Serialize;
 use tsume::position::Position;
 use tsume::solver::{Config, Limits, Outcome, SearchResult, Solver};
 
-use crate::util::Failure;
+use crate::manifest::Manifest;
+use crate::util::{self, Failure};
 
 /// The node limit when neither `--nodes` nor a long problem's own limit gives one.
 pub const DEFAULT_NODES: u64 = 1_000_000;
@@ -85,7 +86,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
              --engine reference (the software model, the default)",
         ));
     }
-    let base = Config::from_project().context("cannot read the search geometry")?;
+    let base = Manifest::load(&util::project_root())?.search()?;
     if let Some(words) = &args.sfen {
         let text = words.join(" ");
         let config = configure(base, args.tt_entries, args.max_plies)?;
@@ -115,7 +116,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let dir = args
         .suite
         .clone()
-        .unwrap_or_else(tsume::problems::default_dir);
+        .unwrap_or_else(crate::toolchain::problems_dir);
     suite::run(&dir, base, args)
 }
 
