@@ -10,7 +10,7 @@ use rsshogi::movegen::{LegalAll, MoveListGen};
 use rsshogi::types::{Move, PieceType};
 
 use crate::position::Position;
-use crate::stream_order::sort_stream_order;
+use crate::stream_order::stream_key;
 
 /// Which list a position gets: the side to move in check gets all its legal evasions,
 /// otherwise all its legal moves that give check.
@@ -146,7 +146,7 @@ pub struct MoveSet {
 /// order ([`crate::stream_order`]), so the reference and the chip list a position alike.
 pub fn tsume_moves(pos: &Position) -> MoveSet {
     let mut set = tsume_moves_unordered(pos);
-    sort_stream_order(pos, &mut set.moves);
+    set.moves.sort_by_cached_key(|m| stream_key(pos, m.mv));
     set
 }
 
@@ -224,6 +224,15 @@ fn evasion_category(pos: &rsshogi::board::Position, mv: Move) -> Category {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_come_in_stream_order() {
+        let pos = Position::from_sfen("3k5/9/9/9/4R4/9/9/9/4K4 b G 1").unwrap();
+        let moves = tsume_moves(&pos).moves;
+        assert!(moves.len() > 5, "{moves:?}");
+        let keys: Vec<u32> = moves.iter().map(|m| stream_key(&pos, m.mv)).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+    }
 
     #[test]
     fn names_match_serde() {

@@ -21,7 +21,6 @@
 use rsshogi::types::{Color, Move};
 
 use crate::position::Position;
-use crate::reference::TsumeMove;
 
 /// Channels of the stream.
 pub const CHANNELS: u32 = 27;
@@ -89,11 +88,6 @@ pub fn side_stream_key(side: Color, mv: Move) -> u32 {
     81 * side_channel(side, mv) + u32::from(to)
 }
 
-/// Sort the moves of a list of `pos` into the chip's stream order.
-pub fn sort_stream_order(pos: &Position, moves: &mut [TsumeMove]) {
-    moves.sort_by_cached_key(|m| stream_key(pos, m.mv));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,15 +128,5 @@ mod tests {
         assert_eq!(key(white, "5e5h"), (0, 80 - (36 + 7)));
         assert_eq!(key(white, "5e9e"), (2, 81 * 2 + 80 - (72 + 4)));
         assert_eq!(key(white, "P*5h").0, DROP_CHANNELS);
-    }
-
-    #[test]
-    fn sorting_orders_by_channel_then_destination() {
-        let pos = Position::from_sfen("3k5/9/9/9/4R4/9/9/9/4K4 b G 1").unwrap();
-        let mut moves = crate::reference::tsume_moves(&pos).moves;
-        moves.reverse();
-        sort_stream_order(&pos, &mut moves);
-        let keys: Vec<u32> = moves.iter().map(|m| stream_key(&pos, m.mv)).collect();
-        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
     }
 }
