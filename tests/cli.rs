@@ -2,17 +2,15 @@
 //! library's own reference (`tsume::reference::tsume_moves`): no move list is written down
 //! here.
 //!
-//! The xtask binary lives in another package, so `CARGO_BIN_EXE_xtask` is not available: it
-//! is built once with `cargo build -p xtask` (nothing to do after `cargo test --workspace`)
-//! and found through cargo's JSON messages, whatever the target folder.
+//! The xtask binary is built once and found by `common::xtask`.
 
 mod common;
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
+use common::xtask;
 use serde_json::Value;
 use tsume::position::{Position, PositionError};
 use tsume::reference::{MoveSet, tsume_moves};
@@ -27,30 +25,6 @@ const NOT_SFEN: &str = "lnsgkgsnl/9/ppppppppp b - 1";
 const TWO_BLACK_KINGS: &str = "K3k4/9/9/9/9/9/9/9/4K4 b - 1";
 /// White is in check from the rook but black is to move.
 const NOT_TO_MOVE_IN_CHECK: &str = "4k4/4R4/9/9/9/9/9/9/4K4 b - 1";
-
-fn xtask() -> &'static PathBuf {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let out = Command::new(cargo)
-            .args(["build", "--quiet", "--package", "xtask", "--bin", "xtask"])
-            .arg("--message-format=json")
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("run cargo build -p xtask");
-        assert!(
-            out.status.success(),
-            "cargo build -p xtask failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "xtask")
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reported no xtask executable")
-    })
-}
 
 fn sim(args: &[&str]) -> Output {
     Command::new(xtask())

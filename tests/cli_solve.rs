@@ -2,15 +2,14 @@
 //! lines (a bad line among good ones), the node limit, the engines, and the problem suite.
 //! Every mating line printed is checked by the library's reference (`check_line`).
 //!
-//! The xtask binary lives in another package, so `CARGO_BIN_EXE_xtask` is not available: it
-//! is built once with `cargo build -p xtask` (nothing to do after `cargo test --workspace`)
-//! and found through cargo's JSON messages, whatever the target folder.
+//! The xtask binary is built once and found by `common::xtask`.
+
+mod common;
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
+use common::xtask;
 use serde_json::Value;
 use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
@@ -21,30 +20,6 @@ use tsume::solver::line::check_line;
 const MATE1: &str = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
 /// Not an SFEN: three ranks instead of nine.
 const NOT_SFEN: &str = "4k4/9/4P4 b G 1";
-
-fn xtask() -> &'static PathBuf {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let out = Command::new(cargo)
-            .args(["build", "--quiet", "--package", "xtask", "--bin", "xtask"])
-            .arg("--message-format=json")
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("run cargo build -p xtask");
-        assert!(
-            out.status.success(),
-            "cargo build -p xtask failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "xtask")
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reported no xtask executable")
-    })
-}
 
 /// `xtask solve ARGS`, with `stdin` on its standard input.
 fn solve(args: &[&str], stdin: &str) -> Output {

@@ -5,6 +5,10 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
 
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
@@ -192,4 +196,31 @@ pub fn assert_no_failures(failures: &[String], what: &str, seed: u64) {
         failures.len(),
         shown.join("\n")
     );
+}
+
+/// The xtask binary, built once with `cargo build -p xtask` (nothing to do after `cargo test
+/// --workspace`) and found through cargo's JSON messages, whatever the target folder: it
+/// lives in another package, so `CARGO_BIN_EXE_xtask` is not available.
+pub fn xtask() -> &'static PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let out = Command::new(cargo)
+            .args(["build", "--quiet", "--package", "xtask", "--bin", "xtask"])
+            .arg("--message-format=json")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run cargo build -p xtask");
+        assert!(
+            out.status.success(),
+            "cargo build -p xtask failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "xtask")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reported no xtask executable")
+    })
 }

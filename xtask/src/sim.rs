@@ -242,8 +242,8 @@ pub fn read_positions(file: &Path) -> Result<Vec<Input>> {
         .collect())
 }
 
-/// A panic in the engine or the position rules becomes this position's error.
-fn catch<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+/// A panic in an engine, the solver or the position rules becomes this position's error.
+pub fn catch<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
     std::panic::catch_unwind(AssertUnwindSafe(f)).map_err(|panic| {
         let msg = panic
             .downcast_ref::<&str>()
@@ -448,7 +448,9 @@ fn expected(e: &Expected) -> String {
     }
 }
 
-fn suite(engine: &mut dyn Engine, dir: &Path, json: bool) -> Result<()> {
+/// The problem suite of `dir`: an error that says what to give when it cannot be read or
+/// holds no problem.
+pub fn load_suite(dir: &Path) -> Result<Vec<Problem>> {
     let problems: Vec<Problem> = tsume::problems::load_suite(dir).with_context(|| {
         format!(
             "cannot load the problem suite from {}: it needs *.json problem files \
@@ -465,6 +467,11 @@ fn suite(engine: &mut dyn Engine, dir: &Path, json: bool) -> Result<()> {
             ),
         ));
     }
+    Ok(problems)
+}
+
+fn suite(engine: &mut dyn Engine, dir: &Path, json: bool) -> Result<()> {
+    let problems = load_suite(dir)?;
     let bar = util::progress_bar(problems.len() as u64);
     let hardware = engine.is_hardware();
     let mut rows = Vec::new();

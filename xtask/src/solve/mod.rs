@@ -9,8 +9,7 @@
 
 mod suite;
 
-use std::io::{IsTerminal, Read, Write};
-use std::panic::AssertUnwindSafe;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -22,6 +21,7 @@ use tsume::position::Position;
 use tsume::solver::{Config, Limits, Outcome, SearchResult, Solver};
 
 use crate::manifest::Manifest;
+use crate::sim::{Input, catch, read_positions};
 use crate::util::{self, Failure};
 
 /// The node limit when neither `--nodes` nor a long problem's own limit gives one.
@@ -151,18 +151,6 @@ fn configure(base: Config, tt_entries: Option<usize>, max_plies: Option<usize>) 
     Ok(config)
 }
 
-/// A panic in the solver or the position rules becomes this position's error.
-fn catch<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(AssertUnwindSafe(f)).map_err(|panic| {
-        let msg = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        format!("internal error: {what} panicked: {msg}")
-    })
-}
-
 /// A solved position: the outcome and its wall time.
 pub struct Solved {
     pub pos: Position,
@@ -266,47 +254,6 @@ fn one(sfen: &str, config: Config, limits: Limits) -> Result<()> {
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
     Ok(())
-}
-
-/// One position to run: where it came from and its text.
-struct Input {
-    label: String,
-    sfen: String,
-}
-
-/// The SFEN lines of a file (or stdin for `-`), numbered from 1.
-fn read_positions(file: &Path) -> Result<Vec<Input>> {
-    let mut bytes = Vec::new();
-    if file == Path::new("-") {
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("cannot read positions from standard input")?;
-    } else {
-        bytes = std::fs::read(file).with_context(|| {
-            format!(
-                "cannot read the positions file {}: give --positions a text file with one \
-                 SFEN per line",
-                file.display()
-            )
-        })?;
-    }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "the positions file {} is not UTF-8 text (byte {}): give a text file with one \
-             SFEN per line",
-            file.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    Ok(text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .map(|(i, l)| Input {
-            label: format!("line {}", i + 1),
-            sfen: l.trim().to_string(),
-        })
-        .collect())
 }
 
 /// The JSON object of one answer.

@@ -88,22 +88,7 @@ struct JsonError<'a> {
 /// Solves every problem of `dir` (each within its own limits when it is a long problem and
 /// the command line gives none), prints a table or JSON lines, and fails on a wrong result.
 pub fn run(dir: &Path, base: Config, args: &SolveArgs) -> Result<()> {
-    let problems = tsume::problems::load_suite(dir).with_context(|| {
-        format!(
-            "cannot load the problem suite from {}: it needs *.json problem files (or pass \
-             --suite DIR, --sfen SFEN or --positions FILE)",
-            dir.display()
-        )
-    })?;
-    if problems.is_empty() {
-        return Err(Failure::error(
-            1,
-            format!(
-                "no problems in {}: add *.json problem files or pass --suite DIR",
-                dir.display()
-            ),
-        ));
-    }
+    let problems = crate::sim::load_suite(dir)?;
     let mut bar = LateBar::new(problems.len() as u64);
     let mut solvers: Vec<(Config, Solver)> = Vec::new();
     let mut rows = Vec::new();
