@@ -589,7 +589,11 @@ mod tests {
     fn the_repository_sets_load() {
         let famous = load_set("famous", 10).unwrap();
         assert_eq!(famous.len(), 60);
-        assert!(famous.iter().all(|i| Position::from_sfen(&i.sfen).is_ok()));
+        assert_eq!(
+            (famous[0].id.as_str(), famous[0].sfen.as_str()),
+            ("図巧98番", "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1")
+        );
+        assert!(famous.iter().all(|i| i.expect == Expect::Mate(None)));
         let mate5 = load_set("mate-5", 7).unwrap();
         assert_eq!(mate5.len(), 7);
         assert_eq!(mate5[0].expect, Expect::Mate(Some(5)));
