@@ -415,14 +415,17 @@ pub fn run(opts: &Options) -> Result<()> {
 
     let mut rows = Vec::new();
     let mut notes = Vec::new();
+    let mut differ = Vec::new();
     for set in &sets {
         let items = load_set(set, opts.sample)?;
         let bar = util::progress_bar(2 * items.len() as u64);
         eprintln!("bench: {set} ({} positions)", items.len());
         let mut model = Tally::default();
         bar.set_message(format!("{set}: model"));
+        let mut model_answers = Vec::new();
         for item in &items {
             let run = run_model(&mut solver, item, opts.nodes);
+            model_answers.push(run.answer.clone());
             model.add(item.expect, &run);
             if is_wrong(item.expect, &run.answer)
                 || matches!(run.answer, Answer::Error(_) | Answer::Unknown(Some(_)))
@@ -439,7 +442,7 @@ pub fn run(opts: &Options) -> Result<()> {
         let mut cshogi = Tally::default();
         bar.set_message(format!("{set}: cshogi"));
         let mut process = Cshogi::start(opts.nodes)?;
-        for item in &items {
+        for (item, model_answer) in items.iter().zip(&model_answers) {
             let run = match process.ask(&item.sfen)? {
                 Ok(run) => run,
                 Err(how) => {
@@ -454,6 +457,15 @@ pub fn run(opts: &Options) -> Result<()> {
                 }
             };
             cshogi.add(item.expect, &run);
+            let mate = |a: &Answer| matches!(a, Answer::Mate(_));
+            if mate(model_answer) != mate(&run.answer) {
+                differ.push(format!(
+                    "| {set} | {} | {} | {} |",
+                    item.id,
+                    describe(model_answer),
+                    describe(&run.answer)
+                ));
+            }
             if is_wrong(item.expect, &run.answer)
                 || matches!(run.answer, Answer::Crashed(_) | Answer::Error(_))
             {
@@ -496,6 +508,14 @@ pub fn run(opts: &Options) -> Result<()> {
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for row in &rows {
         println!("{row}");
+    }
+    if !differ.is_empty() {
+        println!("\nPositions only one engine proves:\n");
+        println!("| set | position | model | cshogi DfPn |");
+        println!("|---|---|---|---|");
+        for row in &differ {
+            println!("{row}");
+        }
     }
     if !notes.is_empty() {
         println!("\nWrong, failed and capacity answers:\n");
