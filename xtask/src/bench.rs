@@ -2,7 +2,8 @@
 //! simulated chip (clock cycles from the position being ready to the first move and to the
 //! end of its list), over the problem suite and fresh random positions, for checks and
 //! evasions separately and together; in the same run, the simulation speed and the software
-//! reference's speed on the same positions.
+//! reference's speed on the same positions. With `--solver`, the df-pn model beside
+//! cshogi's DfPn ([`solver`]).
 
 use std::time::{Duration, Instant};
 
@@ -16,6 +17,8 @@ use tsume::reference::tsume_moves;
 use crate::chip;
 use crate::util::{self, Failure};
 
+mod solver;
+
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Random positions (half of them in check) besides the problem suite.
@@ -28,6 +31,23 @@ pub struct BenchArgs {
     /// clock of swim.toml's default board, the clock its bitstream is built and checked for).
     #[arg(long)]
     pub mhz: Option<f64>,
+    /// The solver beside cshogi's DfPn on the same positions instead of the generator's cycles.
+    #[arg(long)]
+    pub solver: bool,
+    /// With --solver: the node limit of every solve, for both engines.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub nodes: u64,
+    /// With --solver: positions taken from the start of each nshogi mate-N file.
+    #[arg(long, default_value_t = 100)]
+    pub sample: usize,
+    /// With --solver: the sets, comma-separated (suite, mate-3, mate-5, mate-7, mate-9,
+    /// mate-11, famous; default: all).
+    #[arg(long)]
+    pub sets: Option<String>,
+    /// With --solver: the model's table size in entries (swim.toml [search] ways, the
+    /// largest power-of-two number of sets that fits).
+    #[arg(long, default_value_t = 1 << 20)]
+    pub tt_entries: usize,
 }
 
 /// Cycle statistics of one group of positions.
@@ -129,6 +149,14 @@ fn reference_speed(positions: &[Position]) -> f64 {
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
+    if args.solver {
+        return solver::run(&solver::Options {
+            nodes: args.nodes,
+            sample: args.sample,
+            sets: args.sets.clone(),
+            tt_entries: args.tt_entries,
+        });
+    }
     let mhz = match args.mhz {
         Some(mhz) if mhz > 0.0 && mhz.is_finite() => mhz,
         Some(mhz) => {

