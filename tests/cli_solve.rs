@@ -14,6 +14,7 @@ use serde_json::Value;
 use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
 use tsume::rsshogi::types::Move;
+use tsume::solver::Kind;
 use tsume::solver::line::check_line;
 
 /// Mate in 1 by the head gold.
@@ -87,7 +88,7 @@ fn one_position_gives_the_board_the_line_and_the_counters() {
     let line: Vec<&str> = field("line:").split_whitespace().collect();
     assert_eq!(line.len(), 3, "{stdout}");
     let pos = Position::from_sfen(&sfen).unwrap();
-    check_line(&pos, &moves(&line)).unwrap_or_else(|e| panic!("{e}:\n{stdout}"));
+    check_line(&pos, Kind::Or, &moves(&line)).unwrap_or_else(|e| panic!("{e}:\n{stdout}"));
     let nodes = field("nodes:");
     assert!(
         nodes.contains("expansions") && nodes.contains("probes"),
@@ -140,7 +141,8 @@ fn a_bad_line_is_reported_and_the_run_goes_on() {
             .collect();
         assert_eq!(pv.len(), plies, "{line}");
         let pos = Position::from_sfen(line["sfen"].as_str().unwrap()).unwrap();
-        check_line(&pos, &moves(&pv)).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert_eq!(line["root"], "attacker", "{line}");
+        check_line(&pos, Kind::Or, &moves(&pv)).unwrap_or_else(|e| panic!("{e}: {line}"));
         for counter in ["nodes", "expansions", "probes"] {
             assert!(line[counter].as_u64().unwrap() > 0, "{counter}: {line}");
         }
@@ -161,6 +163,78 @@ fn a_bad_line_is_reported_and_the_run_goes_on() {
     assert!(lines[1].starts_with("line 3: error:"), "{stdout}");
     assert!(lines[2].starts_with("line 5: mate in"), "{stdout}");
     assert!(lines[3].starts_with("line 6: no mate"), "{stdout}");
+}
+
+/// `--root`: with `auto`, a position one check into a problem (the defender to move, in
+/// check) is the defender's, its line starting with the reply; `defender` out of check is
+/// an error line; `attacker` (the default) asks whether the side in check mates.
+#[test]
+fn the_root_side_follows_the_check() {
+    let (mate5, _) = problem("tsume5-dragon");
+    let out = solve(&["--positions", "-", "--json", "--shortest"], &mate5);
+    let first = json_lines(&text(&out.stdout))[0]["pv"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let after = Position::from_sfen(&mate5)
+        .unwrap()
+        .after(Move::from_usi(&first).unwrap())
+        .to_sfen();
+
+    let input = format!("{after}\n{MATE1}\n");
+    let out = solve(
+        &["--positions", "-", "--json", "--shortest", "--root", "auto"],
+        &input,
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let lines = json_lines(&stdout);
+    assert_eq!(lines[0]["root"], "defender", "{}", lines[0]);
+    assert_eq!(lines[0]["result"], "mate", "{}", lines[0]);
+    assert_eq!(lines[0]["plies"], 4, "{}", lines[0]);
+    let pv: Vec<&str> = lines[0]["pv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    check_line(
+        &Position::from_sfen(&after).unwrap(),
+        Kind::And,
+        &moves(&pv),
+    )
+    .unwrap_or_else(|e| panic!("{e}: {}", lines[0]));
+    assert_eq!(lines[1]["root"], "attacker", "{}", lines[1]);
+
+    let out = solve(
+        &["--positions", "-", "--json", "--root", "defender"],
+        &input,
+    );
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let lines = json_lines(&stdout);
+    assert_eq!(lines[0]["root"], "defender", "{}", lines[0]);
+    let error = lines[1]["error"].as_str().expect("MATE1 is not in check");
+    assert!(
+        error.contains("not in check") && error.contains("--root attacker"),
+        "{error}"
+    );
+
+    let out = solve(
+        &["--positions", "-", "--json", "--root", "attacker"],
+        &after,
+    );
+    let lines = json_lines(&text(&out.stdout));
+    assert_eq!(lines[0]["root"], "attacker", "{}", lines[0]);
+    assert_ne!(lines[0]["result"], "mate", "{}", lines[0]);
+
+    let out = solve(&["--sfen", MATE1, "--root", "sideways"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("sideways"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -12,7 +12,7 @@ use tsume::reference::tsume_moves;
 use tsume::solver::line::check_line;
 use tsume::solver::moves::{Kind, node_moves};
 use tsume::solver::zobrist::Keys;
-use tsume::solver::{Config, Limits, Outcome, Reason, SearchResult, Solver};
+use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver};
 
 /// The problem suite of this checkout.
 fn suite_dir() -> std::path::PathBuf {
@@ -32,6 +32,7 @@ fn shortest(nodes: u64) -> Limits {
     Limits {
         nodes,
         shortest: true,
+        root: Root::Attacker,
     }
 }
 
@@ -223,6 +224,7 @@ fn limits_give_unknown_with_the_reason() {
         Limits {
             nodes: limit,
             shortest: false,
+            root: Root::Attacker,
         },
     );
     assert_eq!(
@@ -299,13 +301,80 @@ fn a_tiny_table_still_answers_right() {
 fn the_line_check_rejects_non_mates() {
     let pos = Position::from_sfen("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1").unwrap();
     let mv = |s: &str| tsume::rsshogi::types::Move::from_usi(s).unwrap();
-    assert!(check_line(&pos, &[mv("G*5b")]).is_ok());
-    let e = check_line(&pos, &[mv("G*9i")]).unwrap_err();
+    assert!(check_line(&pos, Kind::Or, &[mv("G*5b")]).is_ok());
+    let e = check_line(&pos, Kind::Or, &[mv("G*9i")]).unwrap_err();
     assert!(e.contains("not in the reference"), "{e}");
-    let e = check_line(&pos, &[mv("G*4b")]).unwrap_err();
+    let e = check_line(&pos, Kind::Or, &[mv("G*4b")]).unwrap_err();
     assert!(e.contains("not mate"), "{e}");
-    let e = check_line(&pos, &[]).unwrap_err();
+    let e = check_line(&pos, Kind::Or, &[]).unwrap_err();
     assert!(e.contains("odd"), "{e}");
-    let e = check_line(&pos, &[mv("G*5b"), mv("5a5b"), mv("G*5a")]).unwrap_err();
+    let e = check_line(&pos, Kind::Or, &[mv("G*5b"), mv("5a5b"), mv("G*5a")]).unwrap_err();
     assert!(e.contains("ply 2"), "{e}");
+    // From the defender's move: an even line, the attacker's moves at plies 2, 4, ...
+    let e = check_line(&pos, Kind::And, &[]).unwrap_err();
+    assert!(e.contains("not in check"), "{e}");
+    // One check in (the gold on 5b, not protected): the king takes it; no line of two.
+    let checked = pos.after(mv("G*4b"));
+    let e = check_line(&checked, Kind::And, &[mv("5a4b")]).unwrap_err();
+    assert!(e.contains("even"), "{e}");
+    let e = check_line(&checked, Kind::And, &[mv("5a4b"), mv("G*4a")]).unwrap_err();
+    assert!(e.contains("ply 2") || e.contains("not mate"), "{e}");
+}
+
+/// A position one check into a problem (the defender to move, in check) is a defender's
+/// root: after the first move of a shortest mate of `n` plies, found from fresh random
+/// positions, the defender's root is a mate of exactly `n - 1` plies (a shorter one would
+/// make the first mate shorter), with the defender's reply first; `Root::Auto` reads it the
+/// same way, and a defender's root out of check is refused.
+#[test]
+fn defender_roots_are_one_check_into_a_problem() {
+    let seed = seed_from_env();
+    let mut g = TsumeGenerator::new(seed ^ 0xde7e);
+    let mut solver = Solver::new(config());
+    let (mut checked, mut refused) = (0, 0);
+    for i in 0..400 {
+        let pos = g.next_position(RandomKind::Any);
+        let what = format!("TSUME_SEED={seed} position {i} {pos}");
+        if !pos.inner().is_in_check() && refused < 20 {
+            let out = solver.solve(
+                &pos,
+                Limits {
+                    root: Root::Defender,
+                    ..shortest(1_000)
+                },
+            );
+            assert_eq!(
+                out.result,
+                SearchResult::Unknown(Reason::DefenderNotInCheck),
+                "{what}"
+            );
+            refused += 1;
+        }
+        let Some(n) = mate_length(&pos, 5) else {
+            continue;
+        };
+        let first = solver.solve(&pos, shortest(2_000_000));
+        assert_eq!(first.pv.len() as u32, n, "{what}: {:?}", first.result);
+        let after = pos.after(first.pv[0]);
+        for root in [Root::Defender, Root::Auto] {
+            let out = solver.solve(
+                &after,
+                Limits {
+                    root,
+                    ..shortest(2_000_000)
+                },
+            );
+            let what = format!("{what} after {} ({root:?})", first.pv[0].to_usi());
+            assert_eq!(out.result, SearchResult::Mate, "{what}");
+            assert_eq!(out.root, Kind::And, "{what}");
+            assert!(out.shortest, "{what}: shortest mode did not complete");
+            assert_eq!(out.pv.len() as u32, n - 1, "{what}: line {}", usi(&out.pv));
+            check_line(&after, Kind::And, &out.pv).unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 20 && refused >= 20,
+        "TSUME_SEED={seed}: {checked} defender roots, {refused} refusals"
+    );
 }

@@ -5,6 +5,8 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use serde::Deserialize;
 
+use super::moves::Kind;
+
 /// Table geometry and capacities: what the chip builds its memories from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -71,16 +73,61 @@ impl Config {
         self
     }
 
-    /// The plies a search from the root may use: the largest odd number below
-    /// `max_plies` (the root is ply 0; the last frame is ply `max_plies - 1`).
-    pub fn root_plies(&self) -> u32 {
+    /// The plies a search from a root of `kind` may use: the largest number below
+    /// `max_plies` (the root is ply 0; the last frame is ply `max_plies - 1`) that is odd
+    /// for an attacker's root, even for a defender's (a mate ends on the attacker's move).
+    pub fn root_plies(&self, kind: Kind) -> u32 {
         let last = self.max_plies as u32 - 1;
-        if last % 2 == 1 { last } else { last - 1 }
+        let odd = kind == Kind::Or;
+        if (last % 2 == 1) == odd {
+            last
+        } else {
+            last - 1
+        }
     }
 
     /// Entries of the table.
     pub fn tt_entries(&self) -> usize {
         (1usize << self.tt_index_bits) * self.tt_ways
+    }
+}
+
+/// Which side the root's side to move plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Root {
+    /// The side to move attacks (a problem as set; USI's `go mate`).
+    #[default]
+    Attacker,
+    /// The side to move defends, in check: a position one check into a problem (the
+    /// attacker is the side not to move).
+    Defender,
+    /// The defender when the side to move is in check, else the attacker.
+    Auto,
+}
+
+impl Root {
+    /// The kind of the root node of `board` (a defender's root must be in check: the
+    /// caller checks it).
+    pub fn kind(self, board: &rsshogi::board::Position) -> Kind {
+        match self {
+            Root::Attacker => Kind::Or,
+            Root::Defender => Kind::And,
+            Root::Auto if board.is_in_check() => Kind::And,
+            Root::Auto => Kind::Or,
+        }
+    }
+
+    /// Reads `attacker`, `defender` or `auto`.
+    pub fn parse(text: &str) -> anyhow::Result<Root> {
+        match text {
+            "attacker" => Ok(Root::Attacker),
+            "defender" => Ok(Root::Defender),
+            "auto" => Ok(Root::Auto),
+            _ => bail!(
+                "`{text}` is not a root side: give attacker (the side to move mates), defender \
+                 (the side to move is in check and is mated) or auto (defender when in check)"
+            ),
+        }
     }
 }
 
@@ -92,6 +139,8 @@ pub struct Limits {
     /// After a mate, search within 1, 3, 5, ... plies until the first proof: the minimax
     /// distance.
     pub shortest: bool,
+    /// Which side the side to move plays.
+    pub root: Root,
 }
 
 impl Default for Limits {
@@ -99,6 +148,7 @@ impl Default for Limits {
         Limits {
             nodes: u64::MAX,
             shortest: false,
+            root: Root::Attacker,
         }
     }
 }

@@ -20,12 +20,13 @@ struct Pick {
 }
 
 impl Solver {
-    /// The line of the attacker position `board`, proven with `plies` plies left, checked
-    /// by the reference. A child whose proof the table lost is searched again (a search
+    /// The line of `board`, a root of `kind` proven with `plies` plies left, checked by
+    /// the reference. A child whose proof the table lost is searched again (a search
     /// rooted at it, on the same table and counters).
     pub(crate) fn line(
         &mut self,
         board: &Board,
+        root: Kind,
         plies: u32,
         node_limit: u64,
         counters: &mut Counters,
@@ -33,7 +34,7 @@ impl Solver {
         let keys = Keys::get();
         let mut b = board.clone_compact();
         let mut h = keys.hash(&b);
-        let mut kind = Kind::Or;
+        let mut kind = root;
         let mut line: Vec<Move> = Vec::new();
         let mut moves = Vec::new();
         loop {
@@ -92,10 +93,10 @@ impl Solver {
             line.push(pick.mv);
             kind = kind.flip();
         }
-        let root = Position::from_sfen(&board.to_sfen(None)).map_err(|e| {
+        let start = Position::from_sfen(&board.to_sfen(None)).map_err(|e| {
             Reason::LineRejected(format!("the root does not read back from SFEN: {e}"))
         })?;
-        check_line(&root, &line).map_err(Reason::LineRejected)?;
+        check_line(&start, root, &line).map_err(Reason::LineRejected)?;
         Ok(line)
     }
 
@@ -110,7 +111,7 @@ impl Solver {
     ) -> Result<Pick, Reason> {
         let mut machine = Machine::new(self.config, &mut self.table, counters, node_limit)
             .with_stop(self.stop.as_deref());
-        let v = machine.run(b, left)?;
+        let v = machine.run(b, Kind::Or, left)?;
         if v.pn != 0 {
             return Err(Reason::LineUnreadable(format!(
                 "{} was proven but a search of it alone does not prove it",
@@ -140,7 +141,7 @@ impl Solver {
     ) -> Result<u16, Reason> {
         let mut machine = Machine::new(self.config, &mut self.table, counters, node_limit)
             .with_stop(self.stop.as_deref());
-        let v = machine.run(child, left)?;
+        let v = machine.run(child, Kind::Or, left)?;
         if v.pn != 0 {
             return Err(Reason::LineUnreadable(format!(
                 "the reply leading to {} was proven but a search of it alone does not prove it",
@@ -151,17 +152,28 @@ impl Solver {
     }
 }
 
-/// Checks a mating line with the reference: an odd number of moves, the attacker's each
-/// a legal move that gives check (from its list: its checks, or its evasions when in
-/// check), the defender's each a legal evasion, the last position mate and not by a pawn
-/// drop. The error names the ply and the move.
-pub fn check_line(pos: &Position, line: &[Move]) -> Result<(), String> {
-    if line.len().is_multiple_of(2) {
+/// Checks a mating line from `pos`, a root of `root`, with the reference: an odd number
+/// of moves from an attacker's root, even from a defender's (which must be in check); the
+/// attacker's each a legal move that gives check (from its list: its checks, or its
+/// evasions when in check), the defender's each a legal evasion, the last position mate
+/// and not by a pawn drop. The error names the ply and the move.
+pub fn check_line(pos: &Position, root: Kind, line: &[Move]) -> Result<(), String> {
+    let odd = root == Kind::Or;
+    if line.len() % 2 != usize::from(odd) {
+        let want = if odd { "odd" } else { "even" };
+        let whose = if odd { "attacker" } else { "defender" };
         return Err(format!(
-            "{} plies: a mating line has an odd number of moves",
+            "{} plies: a mating line from the {whose}'s move has an {want} number of moves",
             line.len()
         ));
     }
+    if !odd && !pos.inner().is_in_check() {
+        return Err(format!(
+            "{pos}: the defender to move at the root is not in check"
+        ));
+    }
+    // The attacker's plies: 0, 2, 4, ... from its root; 1, 3, 5, ... from the defender's.
+    let first = usize::from(!odd);
     let mut p = pos.clone();
     for (i, &mv) in line.iter().enumerate() {
         let set = tsume_moves(&p);
@@ -172,7 +184,7 @@ pub fn check_line(pos: &Position, line: &[Move]) -> Result<(), String> {
                 mv.to_usi()
             ));
         }
-        if i % 2 == 0 && !p.inner().gives_check_move(mv) {
+        if i >= first && (i - first) % 2 == 0 && !p.inner().gives_check_move(mv) {
             return Err(format!(
                 "ply {}: the attacker's {} in {p} gives no check",
                 i + 1,
@@ -187,8 +199,9 @@ pub fn check_line(pos: &Position, line: &[Move]) -> Result<(), String> {
             "the last position {p} is not mate: the defender has {left} evasions"
         ));
     }
-    let last = line[line.len() - 1];
-    if last.dropped_piece() == Some(PieceType::PAWN) {
+    if let Some(&last) = line.last()
+        && last.dropped_piece() == Some(PieceType::PAWN)
+    {
         return Err(format!("the mate {} is by a pawn drop", last.to_usi()));
     }
     Ok(())

@@ -150,16 +150,17 @@ impl<'a> Machine<'a> {
         self
     }
 
-    /// Searches the attacker's position `root` (an OR node at ply 0) with `left` plies
-    /// left (odd, below `max_plies`) until it is proven or disproven. The root's value,
-    /// or why the search stopped.
-    pub fn run(&mut self, root: &Board, left: u32) -> Result<Value, Reason> {
-        debug_assert!(left % 2 == 1 && (left as usize) < self.config.max_plies);
+    /// Searches `root`, a node of `kind` at ply 0, with `left` plies left (below
+    /// `max_plies`; odd at an OR root, even at an AND root) until it is proven or
+    /// disproven. The root's value, or why the search stopped.
+    pub fn run(&mut self, root: &Board, kind: Kind, left: u32) -> Result<Value, Reason> {
+        debug_assert!((left % 2 == 1) == (kind == Kind::Or));
+        debug_assert!((left as usize) < self.config.max_plies);
         self.board = root.clone_compact();
         self.root_left = left;
         self.depth = 0;
         let hash = Keys::get().hash(&self.board);
-        self.enter(hash, Kind::Or, INF, INF);
+        self.enter(hash, kind, INF, INF);
         let mut state = State::Expand;
         loop {
             state = match state {

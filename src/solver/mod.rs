@@ -27,7 +27,8 @@ pub mod table;
 pub mod values;
 pub mod zobrist;
 
-pub use config::{Config, Limits};
+pub use config::{Config, Limits, Root};
+pub use moves::Kind;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -75,6 +76,12 @@ pub enum Reason {
         /// `max_plies` of the configuration.
         max_plies: usize,
     },
+    /// A defender's root must answer a check.
+    #[error(
+        "the side to move is not in check, so it cannot be the defender at the root; solve \
+         the position with the side to move attacking (root attacker or auto)"
+    )]
+    DefenderNotInCheck,
     /// A node has more children than a frame holds.
     #[error(
         "child limit: a node has {children} moves, a frame holds {max_children}; raise \
@@ -97,9 +104,9 @@ pub enum Reason {
 /// The answer of a solve.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SearchResult {
-    /// The side to move forces mate (`Outcome::pv` is the line).
+    /// The attacker forces mate (`Outcome::pv` is the line).
     Mate,
-    /// The side to move has no forced mate (a final disproof of the root).
+    /// The attacker has no forced mate (a final disproof of the root).
     NoMate,
     /// No answer within the limits.
     Unknown(Reason),
@@ -110,8 +117,11 @@ pub enum SearchResult {
 pub struct Outcome {
     /// Mate, no mate, or unknown with the reason.
     pub result: SearchResult,
-    /// For a mate: the line, attacker's move first, checked by the reference.
+    /// For a mate: the line from the root (the attacker's move first at an attacker's
+    /// root, the defender's at a defender's), checked by the reference.
     pub pv: Vec<Move>,
+    /// The root's kind: [`Kind::Or`] when the side to move attacks.
+    pub root: Kind,
     /// For a mate: whether the line's length is proven minimal (shortest mode completed).
     pub shortest: bool,
     /// The counters.
@@ -150,21 +160,28 @@ impl Solver {
         &self.config
     }
 
-    /// Solves `pos` for its side to move: df-pn from the root within the plies the frames
-    /// hold ([`Config::root_plies`]); after a mate of `L` plies with `limits.shortest`,
-    /// searches again within 1, 3, 5, ... plies up to `L - 2` until one proves the root.
+    /// Solves `pos` with its side to move playing `limits.root`: df-pn from the root
+    /// within the plies the frames hold ([`Config::root_plies`]); after a mate of `L`
+    /// plies with `limits.shortest`, searches again within 1, 3, 5, ... plies (2, 4, 6,
+    /// ... from a defender's root) up to `L - 2` until one proves the root.
     pub fn solve(&mut self, pos: &Position, limits: Limits) -> Outcome {
         self.table.clear();
         let mut counters = Counters::default();
         let board = pos.inner();
+        let kind = limits.root.kind(board);
         let outcome = |result, pv, shortest, counters| Outcome {
             result,
             pv,
             shortest,
+            root: kind,
             counters,
         };
-        let plies = self.config.root_plies();
-        let root = match self.search(board, plies, limits.nodes, &mut counters) {
+        if kind == Kind::And && !board.is_in_check() {
+            let result = SearchResult::Unknown(Reason::DefenderNotInCheck);
+            return outcome(result, vec![], false, counters);
+        }
+        let plies = self.config.root_plies(kind);
+        let root = match self.search(board, kind, plies, limits.nodes, &mut counters) {
             Ok(v) => v,
             Err(reason) => {
                 return outcome(SearchResult::Unknown(reason), vec![], false, counters);
@@ -181,7 +198,7 @@ impl Solver {
             };
             return outcome(result, vec![], false, counters);
         }
-        let mut pv = match self.line(board, plies, limits.nodes, &mut counters) {
+        let mut pv = match self.line(board, kind, plies, limits.nodes, &mut counters) {
             Ok(pv) => pv,
             Err(reason) => {
                 return outcome(SearchResult::Unknown(reason), vec![], false, counters);
@@ -192,16 +209,18 @@ impl Solver {
         }
         // Iterative deepening below the line's length: the first bound that proves the
         // root is the minimax distance; none (all disproven) leaves the line as it is.
-        let mut bound = 1;
+        let mut bound = if kind == Kind::Or { 1 } else { 2 };
         while bound + 2 <= pv.len() as u32 {
-            match self.search(board, bound, limits.nodes, &mut counters) {
-                Ok(v) if v.pn == 0 => match self.line(board, bound, limits.nodes, &mut counters) {
-                    Ok(line) => {
-                        pv = line;
-                        break;
+            match self.search(board, kind, bound, limits.nodes, &mut counters) {
+                Ok(v) if v.pn == 0 => {
+                    match self.line(board, kind, bound, limits.nodes, &mut counters) {
+                        Ok(line) => {
+                            pv = line;
+                            break;
+                        }
+                        Err(_) => return outcome(SearchResult::Mate, pv, false, counters),
                     }
-                    Err(_) => return outcome(SearchResult::Mate, pv, false, counters),
-                },
+                }
                 Ok(_) => bound += 2,
                 Err(_) => return outcome(SearchResult::Mate, pv, false, counters),
             }
@@ -209,17 +228,18 @@ impl Solver {
         outcome(SearchResult::Mate, pv, true, counters)
     }
 
-    /// One df-pn search of the attacker's position `board` with `plies` plies left, on
-    /// the solver's table.
+    /// One df-pn search of `board`, a root of `kind`, with `plies` plies left, on the
+    /// solver's table.
     fn search(
         &mut self,
         board: &rsshogi::board::Position,
+        kind: Kind,
         plies: u32,
         node_limit: u64,
         counters: &mut Counters,
     ) -> Result<machine::Value, Reason> {
         Machine::new(self.config, &mut self.table, counters, node_limit)
             .with_stop(self.stop.as_deref())
-            .run(board, plies)
+            .run(board, kind, plies)
     }
 }

@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::position::Position;
-use crate::solver::{Config, Limits, Outcome, Reason, SearchResult, Solver};
+use crate::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver};
 use options::{Go, Options};
 
 /// The engine's name, answered to `usi`.
@@ -197,6 +197,8 @@ impl<W: Write + Send + 'static> Session<W> {
         let limits = Limits {
             nodes: self.options.nodes(),
             shortest: self.options.shortest,
+            // `go mate` asks whether the side to move mates.
+            root: Root::Attacker,
         };
         let out = self.out.clone();
         let flag = stop.clone();
@@ -341,6 +343,7 @@ mod tests {
                 .map(|m| rsshogi::types::Move::from_usi(m).unwrap())
                 .collect(),
             shortest: true,
+            root: crate::solver::Kind::Or,
             counters: Counters {
                 nodes: 2000,
                 ..Counters::default()

@@ -48,6 +48,10 @@ pub struct BenchArgs {
     /// largest power-of-two number of sets that fits).
     #[arg(long, default_value_t = 1 << 20)]
     pub tt_entries: usize,
+    /// With --solver: the model's child frames (mates of up to N - 1 plies; default
+    /// swim.toml [search] max_plies, the chip's).
+    #[arg(long, value_name = "N")]
+    pub max_plies: Option<usize>,
 }
 
 /// Cycle statistics of one group of positions.
@@ -155,6 +159,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             sample: args.sample,
             sets: args.sets.clone(),
             tt_entries: args.tt_entries,
+            max_plies: args.max_plies,
         });
     }
     let mhz = match args.mhz {

@@ -14,7 +14,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use tsume::position::Position;
 use tsume::problems::Expected;
-use tsume::solver::{Config, Limits, Reason, SearchResult, Solver};
+use tsume::solver::{Config, Limits, Reason, Root, SearchResult, Solver};
 
 use crate::util::{self, Failure};
 
@@ -185,6 +185,7 @@ fn run_model(solver: &mut Solver, item: &Item, nodes: u64) -> Run {
         Limits {
             nodes,
             shortest: false,
+            root: Root::Auto,
         },
     );
     let seconds = start.elapsed().as_secs_f64();
@@ -387,6 +388,7 @@ pub struct Options {
     pub sample: usize,
     pub sets: Option<String>,
     pub tt_entries: usize,
+    pub max_plies: Option<usize>,
 }
 
 pub fn run(opts: &Options) -> Result<()> {
@@ -399,7 +401,13 @@ pub fn run(opts: &Options) -> Result<()> {
     let sets = parse_sets(opts.sets.as_deref()).map_err(|e| Failure::error(2, format!("{e}")))?;
     let version = cshogi_version()?;
     let manifest = util::project_root().join("swim.toml");
-    let config = Config::from_manifest(&manifest)?.with_tt_entries(opts.tt_entries);
+    let mut config = Config::from_manifest(&manifest)?.with_tt_entries(opts.tt_entries);
+    if let Some(plies) = opts.max_plies {
+        config.max_plies = plies;
+        config
+            .check()
+            .map_err(|e| Failure::error(2, format!("--max-plies {plies}: {e:#}")))?;
+    }
     let mut solver = Solver::new(config);
     let profile = if cfg!(debug_assertions) {
         "debug"

@@ -18,7 +18,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use tsume::position::Position;
-use tsume::solver::{Config, Limits, Outcome, SearchResult, Solver};
+use tsume::solver::{Config, Kind, Limits, Outcome, Root, SearchResult, Solver};
 
 use crate::manifest::Manifest;
 use crate::sim::{Input, catch, read_positions};
@@ -38,6 +38,29 @@ pub enum SolveEngine {
     Hardware,
 }
 
+/// Which side the side to move plays (`--root`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RootArg {
+    /// The side to move mates (a problem as set; USI's `go mate`), also when it is in check
+    /// (its moves are then the evasions that give check).
+    Attacker,
+    /// The defender when the side to move is in check (a position one check into a
+    /// problem), else the attacker.
+    Auto,
+    /// The side to move is in check and is mated; the line starts with its reply.
+    Defender,
+}
+
+impl RootArg {
+    pub fn root(self) -> Root {
+        match self {
+            RootArg::Auto => Root::Auto,
+            RootArg::Attacker => Root::Attacker,
+            RootArg::Defender => Root::Defender,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct SolveArgs {
     /// Which search answers.
@@ -45,14 +68,14 @@ pub struct SolveArgs {
     pub engine: SolveEngine,
     /// One position in SFEN: quote it, or give its words after --sfen
     /// (`--sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1`). A leading `sfen` and the move
-    /// number are optional. The side to move is the attacker.
+    /// number are optional. Which side attacks: --root.
     #[arg(long, num_args = 1.., value_name = "SFEN", conflicts_with = "positions")]
     pub sfen: Option<Vec<String>>,
     /// A text file of positions, one SFEN per line (blank lines and `#` comments skipped);
     /// `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     pub positions: Option<PathBuf>,
-    /// One JSON object per position and line: {"sfen", "result", "pv", "plies", "nodes",
+    /// One JSON object per position and line: {"sfen", "root", "result", "pv", "plies", "nodes",
     /// "expansions", "probes"} (+ "reason" for unknown), or {"sfen", "error"}.
     #[arg(long)]
     pub json: bool,
@@ -63,6 +86,11 @@ pub struct SolveArgs {
     /// answer is `unknown`. Default 1000000; in the suite a long problem's own limit.
     #[arg(long, value_name = "N")]
     pub nodes: Option<u64>,
+    /// Which side the side to move plays: attacker (it mates, even from check), defender
+    /// (it is in check and is mated: a position one check into a problem) or auto (the
+    /// defender when in check, else the attacker).
+    #[arg(long, value_enum, default_value_t = RootArg::Attacker)]
+    pub root: RootArg,
     /// After a mate, search again within 1, 3, 5, ... plies until one proves it: the line
     /// is then a shortest mate (its length the minimax distance).
     #[arg(long)]
@@ -125,6 +153,7 @@ fn limits(args: &SolveArgs, own: Option<u64>) -> Limits {
     Limits {
         nodes: args.nodes.or(own).unwrap_or(DEFAULT_NODES),
         shortest: args.shortest,
+        root: args.root.root(),
     }
 }
 
@@ -162,6 +191,13 @@ pub struct Solved {
 fn solve(solver: &mut Solver, sfen: &str, limits: Limits) -> Result<Solved, String> {
     let pos =
         catch("the position rules", || Position::from_sfen(sfen))?.map_err(|e| e.to_string())?;
+    if limits.root == Root::Defender && !pos.inner().is_in_check() {
+        return Err(
+            "--root defender: the side to move is not in check, so it cannot be the \
+                    defender; use --root attacker or auto"
+                .to_string(),
+        );
+    }
     let start = Instant::now();
     let outcome = catch("the solver", || solver.solve(&pos, limits))?;
     Ok(Solved {
@@ -187,6 +223,14 @@ pub fn result_word(result: &SearchResult) -> &'static str {
         SearchResult::Mate => "mate",
         SearchResult::NoMate => "nomate",
         SearchResult::Unknown(_) => "unknown",
+    }
+}
+
+/// `attacker` or `defender`: the side to move's part at the root.
+pub fn root_word(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Or => "attacker",
+        Kind::And => "defender",
     }
 }
 
@@ -230,6 +274,10 @@ fn one(sfen: &str, config: Config, limits: Limits) -> Result<()> {
         out.push('\n');
     }
     out.push_str(&format!("sfen:   {sfen}\n"));
+    out.push_str(&format!(
+        "root:   the side to move is the {}\n",
+        root_word(o.root)
+    ));
     out.push_str(&format!("result: {}\n", describe(o)));
     if o.result == SearchResult::Mate {
         out.push_str(&format!("line:   {}\n", usi(o)));
@@ -262,6 +310,7 @@ pub struct JsonAnswer<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<&'a str>,
     pub sfen: &'a str,
+    pub root: &'static str,
     pub result: &'static str,
     pub pv: Vec<String>,
     pub plies: usize,
@@ -277,6 +326,7 @@ impl<'a> JsonAnswer<'a> {
         JsonAnswer {
             id,
             sfen,
+            root: root_word(outcome.root),
             result: result_word(&outcome.result),
             pv: outcome.pv.iter().map(|m| m.to_usi()).collect(),
             plies: outcome.pv.len(),
