@@ -165,8 +165,19 @@ fn load_set(name: &str, sample: usize) -> Result<Vec<Item>> {
     )
 }
 
+/// Which side the side to move plays in a set: the famous file holds positions one check
+/// into a problem (the defender to move, in check), read with `auto`; every other set is
+/// problems as set, the side to move attacking (also from check).
+pub fn root_of(set: &str) -> Root {
+    if set == "famous" {
+        Root::Auto
+    } else {
+        Root::Attacker
+    }
+}
+
 /// The model on one position.
-fn run_model(solver: &mut Solver, item: &Item, nodes: u64) -> Run {
+fn run_model(solver: &mut Solver, item: &Item, nodes: u64, root: Root) -> Run {
     let pos = match Position::from_sfen(&item.sfen) {
         Ok(pos) => pos,
         Err(e) => {
@@ -185,7 +196,7 @@ fn run_model(solver: &mut Solver, item: &Item, nodes: u64) -> Run {
         Limits {
             nodes,
             shortest: false,
-            root: Root::Auto,
+            root,
         },
     );
     let seconds = start.elapsed().as_secs_f64();
@@ -432,7 +443,7 @@ pub fn run(opts: &Options) -> Result<()> {
         bar.set_message(format!("{set}: model"));
         let mut model_answers = Vec::new();
         for item in &items {
-            let run = run_model(&mut solver, item, opts.nodes);
+            let run = run_model(&mut solver, item, opts.nodes, root_of(set));
             model_answers.push(run.answer.clone());
             model.add(item.expect, &run);
             if is_wrong(item.expect, &run.answer)
@@ -502,7 +513,8 @@ pub fn run(opts: &Options) -> Result<()> {
          {} plies of frames; nodes = moves made. cshogi {version}: DfPn with \
          `set_max_search_node`, defaults otherwise; nodes = `searched_node`. suite = problems/, \
          mate-N = the first {} positions of tests/data/nshogi/mate-N-ply.txt, famous = \
-         tests/data/famous/famous-problems.tsv. wrong = no mate on a mate, or a mate within a \
+         tests/data/famous/famous-problems.tsv (the model reads a side to move in check there as \
+         the defender, one check into the problem). wrong = no mate on a mate, or a mate within a \
          proven no-mate bound; failed = crashed or unreadable. Time = the searches alone.\n",
         opts.nodes,
         config.tt_entries(),
