@@ -5,7 +5,7 @@
 use rsshogi::board::Position as Board;
 use rsshogi::types::{Move, PieceType};
 
-use super::machine::Machine;
+use super::machine::{Machine, Value};
 use super::moves::{Kind, node_moves};
 use super::zobrist::Keys;
 use super::{Counters, Reason, Solver};
@@ -109,25 +109,18 @@ impl Solver {
         node_limit: u64,
         counters: &mut Counters,
     ) -> Result<Pick, Reason> {
-        let mut machine = Machine::new(self.config, &mut self.table, counters, node_limit)
-            .with_stop(self.stop.as_deref());
-        let v = machine.run(b, Kind::Or, left)?;
-        if v.pn != 0 {
-            return Err(Reason::LineUnreadable(format!(
-                "{} was proven but a search of it alone does not prove it",
-                b.to_sfen(None)
-            )));
-        }
-        let mut pick: Option<Pick> = None;
-        for c in machine.root_children() {
-            if c.value.pn == 0 && pick.is_none_or(|p| c.value.len < p.len) {
-                pick = Some(Pick {
-                    mv: c.mv,
-                    len: c.value.len,
-                });
+        self.research(b, left, node_limit, counters, "", |machine, _| {
+            let mut pick: Option<Pick> = None;
+            for c in machine.root_children() {
+                if c.value.pn == 0 && pick.is_none_or(|p| c.value.len < p.len) {
+                    pick = Some(Pick {
+                        mv: c.mv,
+                        len: c.value.len,
+                    });
+                }
             }
-        }
-        Ok(pick.expect("a proven root has a proven child"))
+            pick.expect("a proven root has a proven child")
+        })
     }
 
     /// A defender's reply `child` (an attacker position) lost its proof: searched again
@@ -139,16 +132,32 @@ impl Solver {
         node_limit: u64,
         counters: &mut Counters,
     ) -> Result<u16, Reason> {
+        let what = "the reply leading to ";
+        self.research(child, left, node_limit, counters, what, |_, v| v.len)
+    }
+
+    /// The attacker's position `b`, proven before, searched again as a root with `left`
+    /// plies left on the solver's table: `read` of the machine and the root's value, or
+    /// an unreadable line (`what` and the position named) if the search does not prove it.
+    fn research<T>(
+        &mut self,
+        b: &Board,
+        left: u32,
+        node_limit: u64,
+        counters: &mut Counters,
+        what: &str,
+        read: impl FnOnce(&Machine, Value) -> T,
+    ) -> Result<T, Reason> {
         let mut machine = Machine::new(self.config, &mut self.table, counters, node_limit)
             .with_stop(self.stop.as_deref());
-        let v = machine.run(child, Kind::Or, left)?;
+        let v = machine.run(b, Kind::Or, left)?;
         if v.pn != 0 {
             return Err(Reason::LineUnreadable(format!(
-                "the reply leading to {} was proven but a search of it alone does not prove it",
-                child.to_sfen(None)
+                "{what}{} was proven but a search of it alone does not prove it",
+                b.to_sfen(None)
             )));
         }
-        Ok(v.len)
+        Ok(read(&machine, v))
     }
 }
 
