@@ -129,8 +129,8 @@ impl Keys {
 // The {ROM_KEYS} keys of 64 bits are stored in the order they are drawn from splitmix64:
 // - board[s][c] at 28 * s + c, for square s = 9 * file_index + rank_index (0..80) and piece
 //   code c = 14 * colour + kind - 1 (0..27; kind 1 pawn .. 14 dragon);
-// - hand[colour][p][n] from {ROM_HAND}: black then white, {HAND_KEYS} keys each, for piece
-//   p = 1 (pawn) .. 7 (gold) the counts n = 1 .. {hand_max:?} (count 0 has no key: 0);
+// - hand[colour][p][n] from {ROM_HAND}: black then white, {HAND_KEYS} keys each, piece by piece (p = 1
+//   pawn .. 7 gold), counts n = 1 .. {hand_max:?} (the key of count 0 is 0);
 // - white at {ROM_WHITE};
 // - plies[r] at {ROM_PLIES} + r, r = 0..{last_ply}.
 //
@@ -180,9 +180,13 @@ pub fn board_key_addr(sq: uint<7>, code: uint<5>) -> uint<{addr_bits}> {{
 /// `count` from 1 to the most a side can hold).
 pub fn hand_key_addr(white: bool, kind: uint<3>, count: uint<5>) -> uint<{addr_bits}> {{
     let base: uint<{addr_bits}> = if white {{
-        match kind {{ {white_bases}, _ => 0 }}
+        match kind {{
+            {white_bases}, _ => 0,
+        }}
     }} else {{
-        match kind {{ {black_bases}, _ => 0 }}
+        match kind {{
+            {black_bases}, _ => 0,
+        }}
     }};
     let n: uint<{addr_bits}> = zext(count);
     trunc(base + n - 1)
