@@ -99,10 +99,11 @@ macro_rules! clocked_model {
 }
 pub(crate) use clocked_model;
 
+/// [`ClockedModel`] and [`BusModel`] for a top with the load bus.
 macro_rules! bus_model {
     ($top:ident) => {
-        clocked_model!($top);
-        impl<'ctx> BusModel<'ctx> for $top<'ctx> {
+        $crate::hw::clocked_model!($top);
+        impl<'ctx> $crate::hw::BusModel<'ctx> for $top<'ctx> {
             fn set_load(&mut self, valid: bool, addr: u8, data: u64) {
                 self.load_valid = u8::from(valid);
                 self.load_addr = addr;
@@ -111,6 +112,7 @@ macro_rules! bus_model {
         }
     };
 }
+pub(crate) use bus_model;
 bus_model!(CoverTop);
 bus_model!(MovegenTop);
 

@@ -32,6 +32,29 @@ pub struct Keys {
 /// Plies left that have a table key: 0 to `PLY_KEYS - 1`.
 pub const PLY_KEYS: usize = 1024;
 
+/// The chip's key ROM (docs/search.md, "Hardware"): every key in the order it is drawn,
+/// which is the ROM's address order. `board[s][c]` is at `28 * s + c`, then the hand keys
+/// from [`ROM_HAND`], the side key at [`ROM_WHITE`] and the plies keys from [`ROM_PLIES`].
+pub const ROM_KEYS: usize = ROM_PLIES + PLY_KEYS;
+/// ROM address of `hand[0][pawn][1]`: colour by colour, piece by piece, counts from 1 up
+/// ([`hand_rom_address`]).
+pub const ROM_HAND: usize = 81 * PIECE_CODES;
+/// Hand keys of one colour: the sum of [`HAND_MAX`].
+pub const HAND_KEYS: usize = 18 + 4 + 4 + 4 + 2 + 2 + 4;
+/// ROM address of the `white` key.
+pub const ROM_WHITE: usize = ROM_HAND + 2 * HAND_KEYS;
+/// ROM address of `plies[0]`.
+pub const ROM_PLIES: usize = ROM_WHITE + 1;
+
+/// The Spade source of the key ROM, generated from these keys by `cargo xtask keys`.
+pub const ROM_FILE: &str = "hdl/search/zobrist_keys.spade";
+
+/// ROM address of `hand[colour][piece][count]` (`colour` 0 black, 1 white; `piece` 0..7 in
+/// [`HAND_MAX`]'s order; `count` from 1 to `HAND_MAX[piece]`).
+pub fn hand_rom_address(colour: usize, piece: usize, count: usize) -> usize {
+    ROM_HAND + colour * HAND_KEYS + HAND_MAX[..piece].iter().sum::<usize>() + count - 1
+}
+
 /// splitmix64: the next output from `state` (which it advances).
 pub fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -67,6 +90,119 @@ impl Keys {
             *key = splitmix64(&mut state);
         }
         keys
+    }
+
+    /// Every key in ROM order (see [`ROM_KEYS`]).
+    pub fn rom(&self) -> Vec<u64> {
+        let mut rom = Vec::with_capacity(ROM_KEYS);
+        rom.extend(self.board.iter().flatten());
+        for colour in &self.hand {
+            for (piece, counts) in colour.iter().enumerate() {
+                rom.extend(&counts[1..=HAND_MAX[piece]]);
+            }
+        }
+        rom.push(self.white);
+        rom.extend(&self.plies);
+        rom
+    }
+
+    /// The Spade source of the key ROM ([`ROM_FILE`]): the keys of [`rom`](Self::rom) in a
+    /// memory with two registered read ports, the side key as a constant, and the address
+    /// of a board, hand or plies key.
+    pub fn spade_rom(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let addr_bits = usize::BITS - (ROM_KEYS - 1).leading_zeros();
+        let hand_bases = |colour: usize| -> String {
+            (0..7)
+                .map(|piece| format!("{} => {}", piece + 1, hand_rom_address(colour, piece, 1)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = write!(
+            out,
+            "\
+// The Zobrist keys of the position hash (docs/search.md, \"The position hash\") as a ROM.
+// Generated from src/solver/zobrist.rs by `cargo xtask keys`: do not edit. The test
+// `solver::zobrist::tests::rom_file_holds_the_models_keys` fails when the two differ.
+//
+// The {ROM_KEYS} keys of 64 bits are stored in the order they are drawn from splitmix64:
+// - board[s][c] at 28 * s + c, for square s = 9 * file_index + rank_index (0..80) and piece
+//   code c = 14 * colour + kind - 1 (0..27; kind 1 pawn .. 14 dragon);
+// - hand[colour][p][n] from {ROM_HAND}: black then white, {HAND_KEYS} keys each, piece by piece (p = 1
+//   pawn .. 7 gold), counts n = 1 .. {hand_max:?} (the key of count 0 is 0);
+// - white at {ROM_WHITE};
+// - plies[r] at {ROM_PLIES} + r, r = 0..{last_ply}.
+//
+// `key_rom` is a memory whose one write port is never enabled, read through two registered
+// ports: yosys (synth_ecp5) maps it to block RAM, 15 DP16KD of the ECP5 and 128 LUT4 to
+// join their outputs. Each word holds its key below a 1 in bit 64, which the reads drop:
+// Spade writes a memory's initial values as unsized binary literals, which Verilator sizes
+// by their digits (a key with leading zeros would be narrower than the word: warning
+// WIDTHEXPAND, fatal in marlin's build); the marker makes every literal the word's width.
+
+/// The key ROM: the keys at `addr_a` and `addr_b` one cycle later (two read ports).
+/// Addresses from {ROM_KEYS} up read an undefined value.
+pub entity key_rom(clk: clock, addr_a: uint<{addr_bits}>, addr_b: uint<{addr_bits}>) -> (uint<64>, uint<64>) {{
+    let rom = inst std::mem::clocked_memory_init(clk, [(false, 0u{addr_bits}, 0u65)], [
+",
+            hand_max = HAND_MAX,
+            last_ply = PLY_KEYS - 1,
+        );
+        for key in self.rom() {
+            let _ = writeln!(out, "        0x1_{key:016x},");
+        }
+        let _ = write!(
+            out,
+            "    ]);
+    reg(clk) a: uint<65> = inst std::mem::read_memory(rom, addr_a);
+    reg(clk) b: uint<65> = inst std::mem::read_memory(rom, addr_b);
+    (trunc(a), trunc(b))
+}}
+
+/// The key XORed into the hash when white is to move (also at ROM address {ROM_WHITE}).
+pub fn white_key() -> uint<64> {{
+    0x{white:016x}
+}}
+
+/// ROM address of board[sq][code], `code` a piece code of the store (bit 4 the colour,
+/// bits 3..0 the kind 1..14; not 0).
+pub fn board_key_addr(sq: uint<7>, code: uint<5>) -> uint<{addr_bits}> {{
+    let s: uint<{addr_bits}> = zext(sq);
+    let s28: uint<{addr_bits}> = trunc((s << 5) - (s << 2));
+    let kind: uint<{addr_bits}> = zext(code & 15);
+    let colour: uint<{addr_bits}> = if (code & 16) != 0 {{ 14 }} else {{ 0 }};
+    let c: uint<{addr_bits}> = trunc(colour + kind);
+    trunc(s28 + c - 1)
+}}
+
+/// ROM address of hand[colour][kind][count] (`white` the colour, `kind` 1 pawn .. 7 gold,
+/// `count` from 1 to the most a side can hold).
+pub fn hand_key_addr(white: bool, kind: uint<3>, count: uint<5>) -> uint<{addr_bits}> {{
+    let base: uint<{addr_bits}> = if white {{
+        match kind {{
+            {white_bases}, _ => 0,
+        }}
+    }} else {{
+        match kind {{
+            {black_bases}, _ => 0,
+        }}
+    }};
+    let n: uint<{addr_bits}> = zext(count);
+    trunc(base + n - 1)
+}}
+
+/// ROM address of plies[left].
+pub fn plies_key_addr(left: uint<10>) -> uint<{addr_bits}> {{
+    let r: uint<{addr_bits}> = zext(left);
+    trunc(r + {ROM_PLIES})
+}}
+",
+            white = self.white,
+            black_bases = hand_bases(0),
+            white_bases = hand_bases(1),
+        );
+        out
     }
 
     /// The table key of a position with hash `hash` searched with `left` plies left.
@@ -142,5 +278,46 @@ impl Keys {
             h ^= self.hand(us, hp, n) ^ self.hand(us, hp, n + 1);
         }
         h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rom_holds_every_key_in_the_order_drawn() {
+        let keys = Keys::get();
+        let rom = keys.rom();
+        assert_eq!(rom.len(), 3369);
+        let mut state = SEED;
+        for (address, key) in rom.iter().enumerate() {
+            assert_eq!(*key, splitmix64(&mut state), "ROM address {address}");
+        }
+        assert_eq!(rom[ROM_WHITE], keys.white);
+        assert_eq!(rom[ROM_PLIES + 5], keys.plies[5]);
+        assert_eq!(rom[28 * 40 + 14 + 7], keys.board[40][21]);
+        for colour in 0..2 {
+            for (piece, most) in HAND_MAX.iter().enumerate() {
+                for count in 1..=*most {
+                    assert_eq!(
+                        rom[hand_rom_address(colour, piece, count)],
+                        keys.hand[colour][piece][count]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rom_file_holds_the_models_keys() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(ROM_FILE);
+        let committed = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        assert!(
+            committed == Keys::get().spade_rom(),
+            "{ROM_FILE} is not the ROM of src/solver/zobrist.rs: run `cargo xtask keys` and \
+             commit the file"
+        );
     }
 }

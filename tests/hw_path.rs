@@ -1,0 +1,296 @@
+//! The search path's position on chip (`path_top`): along random lines of play from random
+//! positions, every move applied and then every move taken back must leave the store
+//! holding the reference's position and the hash register holding the model's hash of it
+//! (`Keys::hash`, src/solver/zobrist.rs), node for node; the undo's reference is rsshogi's
+//! `undo_move`. Seed printed on failure; `TSUME_SEED` repeats a run.
+
+mod common;
+
+use rand::{Rng, SeedableRng};
+
+use tsume::bus;
+use tsume::hw_path::{PathChip, pawn_files};
+use tsume::position::Position;
+use tsume::random::{Kind, TsumeGenerator, seed_from_env};
+use tsume::rsshogi::types::Move;
+use tsume::solver::zobrist::Keys;
+
+const LINES: usize = 2_000;
+const PLIES: usize = 10;
+const MAX_CYCLES: u64 = 200;
+
+/// Moves that change a hand count or promote, and which side made them.
+#[derive(Default)]
+struct Seen {
+    drops: usize,
+    captures: usize,
+    promoted_captured: usize,
+    promotions: usize,
+    white: usize,
+    black: usize,
+}
+
+/// Cycle counts: least and most.
+struct Span(u64, u64);
+
+impl Span {
+    fn new() -> Self {
+        Span(u64::MAX, 0)
+    }
+    fn add(&mut self, c: u64) {
+        self.0 = self.0.min(c);
+        self.1 = self.1.max(c);
+    }
+}
+
+impl std::fmt::Display for Span {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 == self.1 {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{} to {}", self.0, self.1)
+        }
+    }
+}
+
+/// What differs between the chip and the reference position `pos` with hash `hash`.
+fn compare(chip: &mut PathChip, pos: &Position, hash: u64) -> Vec<String> {
+    let mut diffs = Vec::new();
+    if chip.hash() != hash {
+        diffs.push(format!(
+            "hash {:#018x}, expected {hash:#018x} (XOR {:#018x})",
+            chip.hash(),
+            chip.hash() ^ hash
+        ));
+    }
+    let stored = chip.store_words();
+    let want = bus::load_words(pos);
+    if stored != want {
+        diffs.push(format!("store holds {stored:x?}, expected {want:x?}"));
+    }
+    if chip.pawn_files() != pawn_files(pos) {
+        diffs.push(format!(
+            "pawn files {:#07x}, expected {:#07x}",
+            chip.pawn_files(),
+            pawn_files(pos)
+        ));
+    }
+    diffs
+}
+
+/// A random legal move of `pos`, half the time (when there is one) a drop, a capture or a
+/// promotion, so that hand counts change often.
+fn pick(pos: &Position, rng: &mut impl Rng) -> Option<Move> {
+    let legal = common::legal_all(pos.inner());
+    let special: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|m| m.is_drop() || m.is_promotion() || pos.piece_on(m.to_sq()).is_some())
+        .collect();
+    let from = if !special.is_empty() && rng.random_bool(0.5) {
+        &special
+    } else {
+        &legal
+    };
+    (!from.is_empty()).then(|| from[rng.random_range(0..from.len())])
+}
+
+#[test]
+fn hash_and_store_follow_moves_and_undo() {
+    let runtime = common::runtime();
+    let mut chip = PathChip::new(&runtime, None).expect("path_top model");
+    let seed = seed_from_env();
+    let mut generator = TsumeGenerator::new(seed);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x9a7_0001);
+    let keys = Keys::get();
+    let mut failures = Vec::new();
+    let mut seen = Seen::default();
+    let (mut load_cycles, mut apply_cycles, mut undo_cycles) =
+        (Span::new(), Span::new(), Span::new());
+    let (mut applied, mut undone) = (0, 0);
+    'lines: for line in 0..LINES {
+        let root = generator.next_position(Kind::Any);
+        let root_hash = keys.hash(root.inner());
+        match chip.load_hashed(&root, MAX_CYCLES) {
+            Ok(c) => load_cycles.add(c),
+            Err(e) => {
+                failures.push(format!("line {line}: load of `{}`: {e:#}", root.to_sfen()));
+                continue;
+            }
+        }
+        let diffs = compare(&mut chip, &root, root_hash);
+        if !diffs.is_empty() {
+            failures.push(format!(
+                "line {line}: after the load of `{}`:\n    {}",
+                root.to_sfen(),
+                diffs.join("\n    ")
+            ));
+            continue;
+        }
+        // The reference board that makes and takes back the moves (rsshogi's apply_move
+        // and undo_move), and the positions of the line with their hashes.
+        let mut board = root.inner().clone_compact();
+        let mut line_positions = vec![(root.clone(), root_hash)];
+        let mut made: Vec<(Move, u8)> = Vec::new();
+        for ply in 0..PLIES {
+            let (pos, hash) = line_positions.last().expect("the root").clone();
+            let Some(mv) = pick(&pos, &mut rng) else {
+                break;
+            };
+            let taken = (!mv.is_drop())
+                .then(|| pos.piece_on(mv.to_sq()))
+                .flatten()
+                .map_or(0, |(colour, kind)| bus::piece_code(colour, kind));
+            if mv.is_drop() {
+                seen.drops += 1;
+            }
+            if taken != 0 {
+                seen.captures += 1;
+                seen.promoted_captured += usize::from(taken & 0xf > 8);
+            }
+            seen.promotions += usize::from(mv.is_promotion());
+            if pos.side_to_move() == tsume::rsshogi::types::Color::White {
+                seen.white += 1;
+            } else {
+                seen.black += 1;
+            }
+            let next = pos.after(mv);
+            board.apply_move(mv);
+            let next_hash = keys.hash(next.inner());
+            let model_hash = keys.after(pos.inner(), hash, mv);
+            assert_eq!(model_hash, next_hash, "the model's own incremental hash");
+            let step = chip.apply(mv, MAX_CYCLES);
+            applied += 1;
+            let mut diffs = match &step {
+                Ok(a) => {
+                    apply_cycles.add(a.cycles);
+                    compare(&mut chip, &next, next_hash)
+                }
+                Err(e) => vec![format!("{e:#}")],
+            };
+            if let Ok(a) = &step
+                && a.captured != taken
+            {
+                diffs.push(format!(
+                    "undo record {:#x}, expected {taken:#x}",
+                    a.captured
+                ));
+            }
+            if !diffs.is_empty() {
+                failures.push(format!(
+                    "line {line} ply {ply}: `{}` + {}:\n    {}",
+                    pos.to_sfen(),
+                    mv.to_usi(),
+                    diffs.join("\n    ")
+                ));
+                continue 'lines;
+            }
+            made.push((mv, taken));
+            line_positions.push((next, next_hash));
+        }
+        // Back to the root, one move at a time, with the record the chip gave at apply.
+        while let Some((mv, record)) = made.pop() {
+            let after = line_positions.pop().expect("the position after the move").0;
+            let (before, hash) = line_positions.last().expect("the position before").clone();
+            board.undo_move(mv).expect("undo of a move just made");
+            assert_eq!(
+                board.to_sfen(None),
+                before.inner().to_sfen(None),
+                "rsshogi's undo_move gives the position before the move"
+            );
+            assert_eq!(
+                keys.hash(&board),
+                hash,
+                "the model's hash of the undone board"
+            );
+            let step = chip.undo(mv, record, MAX_CYCLES);
+            undone += 1;
+            let diffs = match step {
+                Ok(c) => {
+                    undo_cycles.add(c);
+                    compare(&mut chip, &before, hash)
+                }
+                Err(e) => vec![format!("{e:#}")],
+            };
+            if !diffs.is_empty() {
+                failures.push(format!(
+                    "line {line}, undo of {} from `{}` (record {record:#x}):\n    {}",
+                    mv.to_usi(),
+                    after.to_sfen(),
+                    diffs.join("\n    ")
+                ));
+                continue 'lines;
+            }
+        }
+    }
+    eprintln!(
+        "path_top: {LINES} lines, {applied} moves applied, {undone} taken back (seed {seed}); \
+         {} drops, {} captures ({} of promoted pieces), {} promotions, {} moves by black, \
+         {} by white",
+        seen.drops, seen.captures, seen.promoted_captured, seen.promotions, seen.black, seen.white
+    );
+    eprintln!(
+        "path_top cycles: load to hash {load_cycles} (from the hands word), apply with hash \
+         {apply_cycles}, undo with hash {undo_cycles} (from the request to hash_valid)"
+    );
+    common::assert_no_failures(&failures, "lines disagree with the reference", seed);
+    assert!(
+        seen.drops > 0
+            && seen.captures > 0
+            && seen.promoted_captured > 0
+            && seen.promotions > 0
+            && seen.white > 0
+            && seen.black > 0,
+        "the lines missed a kind of move (seed {seed})"
+    );
+}
+
+/// A load stops the sweep or the move under way: the hash that follows is the new
+/// position's, whatever the cycle the load came in.
+#[test]
+fn a_load_starts_the_hash_again() {
+    let runtime = common::runtime();
+    let mut chip = PathChip::new(&runtime, None).expect("path_top model");
+    let seed = seed_from_env();
+    let mut generator = TsumeGenerator::new(seed);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x10ad);
+    let keys = Keys::get();
+    let mut failures = Vec::new();
+    for round in 0..120 {
+        let first = generator.next_position(Kind::Any);
+        let second = generator.next_position(Kind::Any);
+        let (into, waited) = if round % 2 == 0 {
+            chip.load(&first);
+            ("the sweep of", round % 52)
+        } else {
+            chip.load_hashed(&first, MAX_CYCLES).expect("first load");
+            let Some(mv) = pick(&first, &mut rng) else {
+                continue;
+            };
+            let model = chip.model_mut();
+            model.apply_valid = 1;
+            model.apply_move = bus::encode_move(mv);
+            chip.tick();
+            chip.model_mut().apply_valid = 0;
+            ("a move of", round % 6)
+        };
+        for _ in 0..waited {
+            chip.tick();
+        }
+        match chip.load_hashed(&second, MAX_CYCLES) {
+            Ok(_) => {
+                let diffs = compare(&mut chip, &second, keys.hash(second.inner()));
+                if !diffs.is_empty() {
+                    failures.push(format!(
+                        "round {round}: `{}` loaded {waited} cycles into {into} `{}`:\n    {}",
+                        second.to_sfen(),
+                        first.to_sfen(),
+                        diffs.join("\n    ")
+                    ));
+                }
+            }
+            Err(e) => failures.push(format!("round {round}: {e:#}")),
+        }
+    }
+    common::assert_no_failures(&failures, "loads disagree with the reference", seed);
+}
