@@ -42,6 +42,46 @@ pub struct Found {
     pub bounded: bool,
 }
 
+/// The branch of the replacement rule a store took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Placement {
+    /// The way holding the tag keeps its proof (the new value is no proof of fewer plies).
+    KeptProof,
+    /// The way holding the tag keeps its disproof.
+    KeptDisproof,
+    /// The way holding the tag takes a proof of fewer plies than its own.
+    ShorterProof,
+    /// The way holding the tag, unsolved, is overwritten.
+    Overwritten,
+    /// No way holds the tag: the first empty way.
+    Empty,
+    /// No way holds the tag, every way is taken: the unsolved way of least pn + dn.
+    LeastWork,
+    /// Every way solved: the first disproven way.
+    Disproven,
+    /// Every way solved, none disproven: way 0.
+    First,
+}
+
+impl Placement {
+    /// Every branch, in the order of the chip's 3-bit code (`hdl/search/transposition_table.spade`).
+    pub const ALL: [Placement; 8] = [
+        Placement::KeptProof,
+        Placement::KeptDisproof,
+        Placement::ShorterProof,
+        Placement::Overwritten,
+        Placement::Empty,
+        Placement::LeastWork,
+        Placement::Disproven,
+        Placement::First,
+    ];
+
+    /// The store writes a way (every branch but the two that keep the way's value).
+    pub fn writes(self) -> bool {
+        !matches!(self, Placement::KeptProof | Placement::KeptDisproof)
+    }
+}
+
 /// The table.
 pub struct Table {
     index_bits: u32,
@@ -98,7 +138,8 @@ impl Table {
     /// only replaced by a proof of fewer plies, and nothing replaces a disproven one.
     /// Otherwise in the victim way: the first empty way; else the unsolved way of least
     /// pn + dn; else (every way solved) the first disproven way; else the first way.
-    pub fn store(&mut self, hash: u64, pn: Pn, dn: Pn, len: u16, bounded: bool) {
+    /// Returns the branch taken (the chip reports the same: `tsume::hw_search`).
+    pub fn store(&mut self, hash: u64, pn: Pn, dn: Pn, len: u16, bounded: bool) -> Placement {
         let tag = tag_of(hash);
         let range = self.set(hash);
         let set = &mut self.entries[range];
@@ -111,15 +152,25 @@ impl Table {
             bounded,
         };
         if let Some(e) = set.iter_mut().find(|e| e.valid && e.tag == tag) {
-            let keep = (e.pn == 0 && !(pn == 0 && len < e.len)) || e.dn == 0;
-            if !keep {
+            let shorter_proof = pn == 0 && len < e.len;
+            let placement = if e.pn == 0 && !shorter_proof {
+                Placement::KeptProof
+            } else if e.dn == 0 {
+                Placement::KeptDisproof
+            } else if e.pn == 0 {
+                Placement::ShorterProof
+            } else {
+                Placement::Overwritten
+            };
+            if placement.writes() {
                 *e = new;
             }
-            return;
+            return placement;
         }
-        let victim = set
+        let (victim, placement) = set
             .iter()
             .position(|e| !e.valid)
+            .map(|i| (i, Placement::Empty))
             .or_else(|| {
                 let mut best: Option<(usize, Pn)> = None;
                 for (i, e) in set.iter().enumerate() {
@@ -130,11 +181,16 @@ impl Table {
                         }
                     }
                 }
-                best.map(|(i, _)| i)
+                best.map(|(i, _)| (i, Placement::LeastWork))
             })
-            .or_else(|| set.iter().position(|e| e.dn == 0 && e.pn == INF))
-            .unwrap_or(0);
+            .or_else(|| {
+                set.iter()
+                    .position(|e| e.dn == 0 && e.pn == INF)
+                    .map(|i| (i, Placement::Disproven))
+            })
+            .unwrap_or((0, Placement::First));
         set[victim] = new;
+        placement
     }
 }
 
@@ -151,12 +207,12 @@ mod tests {
         t.store(h(2), 0, INF, 3, false);
         assert_eq!(t.lookup(h(1)).unwrap().pn, 5);
         // Full set: the unsolved way goes first, the proof stays.
-        t.store(h(3), 1, 1, 0, false);
+        assert_eq!(t.store(h(3), 1, 1, 0, false), Placement::LeastWork);
         assert!(t.lookup(h(1)).is_none());
         assert_eq!(t.lookup(h(2)).unwrap().len, 3);
         // A shorter proof replaces a longer one, an unsolved value does not.
-        t.store(h(2), 0, INF, 1, false);
-        t.store(h(2), 4, 4, 0, false);
+        assert_eq!(t.store(h(2), 0, INF, 1, false), Placement::ShorterProof);
+        assert_eq!(t.store(h(2), 4, 4, 0, false), Placement::KeptProof);
         assert_eq!(
             t.lookup(h(2)),
             Some(Found {
@@ -167,8 +223,8 @@ mod tests {
             })
         );
         // Every way solved: the disproof goes before the proof.
-        t.store(h(3), INF, 0, 0, false);
-        t.store(h(4), 2, 2, 0, false);
+        assert_eq!(t.store(h(3), INF, 0, 0, false), Placement::Overwritten);
+        assert_eq!(t.store(h(4), 2, 2, 0, false), Placement::Disproven);
         assert!(t.lookup(h(3)).is_none());
         assert!(t.lookup(h(2)).is_some());
         // Another set is untouched.
