@@ -13,7 +13,7 @@
 //! - [`hw`]: the Verilator models of the Spade tops and their drivers.
 //! - [`hw_path`]: the search path's position on chip (store with apply and undo, position
 //!   hash) and its driver.
-//! - [`hw_search`]: the search controller's blocks in simulation (the transposition table).
+//! - [`hw_table`]: the search's transposition table on chip and its driver.
 //! - [`link`]: the host link's protocol, its driver, and the simulated UART of `link_top`.
 //! - [`usi`]: the USI engine's session (the `tsume-usi` binary answers a GUI's mate search).
 
@@ -21,7 +21,7 @@ pub mod bus;
 pub mod cover;
 pub mod hw;
 pub mod hw_path;
-pub mod hw_search;
+pub mod hw_table;
 pub mod link;
 pub mod mate;
 pub mod position;
