@@ -11,12 +11,14 @@
 //! - [`mate`]: a small exhaustive mate search on the reference, used to vouch for the suite.
 //! - [`solver`]: the df-pn solver's golden model, written as the chip runs it (docs/search.md).
 //! - [`hw`]: the Verilator models of the Spade tops and their drivers.
+//! - [`hw_select`]: the search's child frames and SELECT scan on the simulated chip.
 //! - [`link`]: the host link's protocol, its driver, and the simulated UART of `link_top`.
 //! - [`usi`]: the USI engine's session (the `tsume-usi` binary answers a GUI's mate search).
 
 pub mod bus;
 pub mod cover;
 pub mod hw;
+pub mod hw_select;
 pub mod link;
 pub mod mate;
 pub mod position;
