@@ -14,6 +14,7 @@
 //! - [`hw_path`]: the search path's position on chip (store with apply and undo, position
 //!   hash) and its driver.
 //! - [`hw_table`]: the search's transposition table on chip and its driver.
+//! - [`hw_select`]: the search's child frames and SELECT scan on the simulated chip.
 //! - [`link`]: the host link's protocol, its driver, and the simulated UART of `link_top`.
 //! - [`usi`]: the USI engine's session (the `tsume-usi` binary answers a GUI's mate search).
 
@@ -21,6 +22,7 @@ pub mod bus;
 pub mod cover;
 pub mod hw;
 pub mod hw_path;
+pub mod hw_select;
 pub mod hw_table;
 pub mod link;
 pub mod mate;

@@ -8,8 +8,9 @@ use rsshogi::board::Position as Board;
 use rsshogi::types::Move;
 
 use super::moves::{Kind, node_moves};
+use super::select::{self, Selection};
 use super::table::Table;
-use super::values::{INF, Pn, add, second_plus_one, share};
+use super::values::{INF, Pn};
 use super::zobrist::Keys;
 use super::{Config, Counters, Reason};
 
@@ -87,8 +88,9 @@ struct Frame {
     children: Vec<Child>,
 }
 
-/// Reads one of a value's numbers.
-type Number = fn(&Value) -> Pn;
+/// Watches SELECT (tests): the ply, kind, thresholds and children of every frame scanned,
+/// before the scan.
+pub type SelectHook<'a> = &'a mut dyn FnMut(usize, Kind, Pn, Pn, &[Child]);
 
 /// The machine's next step.
 enum State {
@@ -118,6 +120,7 @@ pub struct Machine<'a> {
     frames: Vec<Frame>,
     depth: usize,
     scratch: Vec<Move>,
+    on_select: Option<SelectHook<'a>>,
 }
 
 impl<'a> Machine<'a> {
@@ -140,6 +143,7 @@ impl<'a> Machine<'a> {
             frames: Vec::new(),
             depth: 0,
             scratch: Vec::new(),
+            on_select: None,
         }
     }
 
@@ -147,6 +151,13 @@ impl<'a> Machine<'a> {
     /// another thread); `None` leaves only the node limit.
     pub fn with_stop(mut self, stop: Option<&'a AtomicBool>) -> Machine<'a> {
         self.stop = stop;
+        self
+    }
+
+    /// The same machine, showing every frame it scans to `hook` (the chip's SELECT is
+    /// tested on them); the search is the same.
+    pub fn with_select_hook(mut self, hook: SelectHook<'a>) -> Machine<'a> {
+        self.on_select = Some(hook);
         self
     }
 
@@ -265,104 +276,31 @@ impl<'a> Machine<'a> {
         Ok(State::Select)
     }
 
-    /// Select: one scan of the frame gives the node's pn and dn, the best child (lowest
-    /// index on ties), the second best number, and for a solved node its length and
-    /// dependencies. Returns when a threshold is reached, else descends into the best child.
+    /// Select: one scan of the frame ([`select::select`]) gives the node's value; returns
+    /// when a threshold is reached, else descends into the best child.
     fn select(&mut self) -> State {
         let frame = &self.frames[self.depth];
-        // `key` is the number the node minimises over (pn at OR, dn at AND), `other` the
-        // one it sums.
-        let (key, other): (Number, Number) = match frame.kind {
-            Kind::Or => (|v| v.pn, |v| v.dn),
-            Kind::And => (|v| v.dn, |v| v.pn),
-        };
-        let mut min = INF;
-        let mut second = INF;
-        let mut best = 0;
-        let mut sum: Pn = 0;
-        // The greatest length, least `rep` and any `bounded` over all children; the least
-        // length, and the disproven child of greatest (rep, not bounded), over those whose
-        // key is 0 (each solves the node by itself).
-        let (mut len_min, mut len_max) = (u16::MAX, 0u16);
-        let (mut rep_min, mut any_bounded) = (REP_NONE, false);
-        let mut refuter: Option<(u16, bool)> = None;
-        for (i, c) in frame.children.iter().enumerate() {
-            let v = &c.value;
-            let k = key(v);
-            if k < min {
-                second = min;
-                min = k;
-                best = i;
-            } else if k < second {
-                second = k;
-            }
-            sum = add(sum, other(v));
-            len_max = len_max.max(v.len);
-            rep_min = rep_min.min(v.rep);
-            any_bounded |= v.bounded;
-            if k == 0 {
-                len_min = len_min.min(v.len);
-                if refuter.is_none_or(|r| (v.rep, !v.bounded) > (r.0, !r.1)) {
-                    refuter = Some((v.rep, v.bounded));
-                }
-            }
+        if let Some(hook) = &mut self.on_select {
+            hook(
+                self.depth,
+                frame.kind,
+                frame.th_pn,
+                frame.th_dn,
+                &frame.children,
+            );
         }
-        let (pn, dn) = match frame.kind {
-            Kind::Or => (min, sum),
-            Kind::And => (sum, min),
-        };
-        if pn >= frame.th_pn || dn >= frame.th_dn {
-            let proven_len = |l: u16| l.saturating_add(1);
-            let unsolved = Value {
-                pn,
-                dn,
-                ..Value::NEW
-            };
-            let value = match (frame.kind, pn == 0, dn == 0) {
-                // OR proven: the least length among the proven children.
-                (Kind::Or, true, _) => Value {
-                    len: proven_len(len_min),
-                    ..unsolved
-                },
-                // OR disproven: every child disproven; depends on all of them.
-                (Kind::Or, _, true) => Value {
-                    rep: rep_min,
-                    bounded: any_bounded,
-                    ..unsolved
-                },
-                // AND proven: every child proven; the longest.
-                (Kind::And, true, _) => Value {
-                    len: proven_len(len_max),
-                    ..unsolved
-                },
-                // AND disproven: by the least dependent disproven child.
-                (Kind::And, _, true) => {
-                    let (rep, bounded) = refuter.expect("a disproven AND node has a refuter");
-                    Value {
-                        rep,
-                        bounded,
-                        ..unsolved
-                    }
-                }
-                _ => unsolved,
-            };
-            return State::Return(value);
-        }
-        let child = &frame.children[best].value;
-        let (th_pn, th_dn) = match frame.kind {
-            Kind::Or => (
-                second_plus_one(frame.th_pn, second),
-                share(frame.th_dn, dn, child.dn),
-            ),
-            Kind::And => (
-                share(frame.th_pn, pn, child.pn),
-                second_plus_one(frame.th_dn, second),
-            ),
-        };
-        State::Descend {
-            index: best,
-            th_pn,
-            th_dn,
+        let children = frame.children.iter().map(|c| &c.value);
+        match select::select(frame.kind, frame.th_pn, frame.th_dn, children).selection {
+            Selection::Return(value) => State::Return(value),
+            Selection::Descend {
+                index,
+                th_pn,
+                th_dn,
+            } => State::Descend {
+                index,
+                th_pn,
+                th_dn,
+            },
         }
     }
 

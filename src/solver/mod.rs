@@ -7,6 +7,8 @@
 //! - [`table`]: the set-associative transposition table and its replacement rule.
 //! - [`moves`]: a node's children and their order (`order_children`).
 //! - [`machine`]: the iterative state machine over the child frames.
+//! - [`select`](mod@select): SELECT, one scan of a frame, as a pure function (the chip's
+//!   `hdl/search/select.spade`).
 //! - [`line`](mod@line): the mating line read from the proof and checked by the reference.
 //!
 //! ```no_run
@@ -23,6 +25,7 @@ pub mod config;
 pub mod line;
 pub mod machine;
 pub mod moves;
+pub mod select;
 pub mod table;
 pub mod values;
 pub mod zobrist;

@@ -1,0 +1,500 @@
+//! The search's child frames and SELECT on the simulated chip (`select_top`): on fresh
+//! random frames, the chip's scan must give exactly the model's [`select`] (node numbers,
+//! best child, second best number, and the returned value or the child's thresholds).
+//! Frames are drawn to hit the corners: 0, 1, INF, INF - 1, saturating sums, ties for the
+//! best and second, proven and disproven children, rep values and none, bounded; the
+//! thresholds include INF and values at which the node returns. Several plies are written
+//! before they are scanned, so a frame that aliased another would show. Seed printed on
+//! failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number of frames. Then the
+//! frames the model itself scans while it solves problems of the suite, in its order.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+
+use tsume::bus::encode_move;
+use tsume::hw_select::SelectChip;
+use tsume::position::Position;
+use tsume::problems::load_suite;
+use tsume::random::seed_from_env;
+use tsume::solver::Counters;
+use tsume::solver::machine::{Machine, REP_NONE, Value};
+use tsume::solver::select::{Scan, Selection, select};
+use tsume::solver::table::Table;
+use tsume::solver::values::{INF, MAX_FINITE, Pn};
+use tsume::solver::{Config, Kind};
+
+/// Frames per default run.
+const FRAMES: usize = 20_000;
+/// Frames written (on distinct plies) before they are scanned.
+const PLIES_A_ROUND: usize = 12;
+/// Frames recorded from the model's solves of suite problems, at most.
+const SOLVE_FRAMES: usize = 20_000;
+/// Scans of each frame, with different thresholds.
+const SCANS_A_FRAME: usize = 3;
+
+/// A frame's children: move word and value, in frame order.
+type Children = Vec<(u16, Value)>;
+
+/// A frame the model scanned: ply, kind, thresholds, children.
+struct Scanned {
+    ply: usize,
+    kind: Kind,
+    th_pn: Pn,
+    th_dn: Pn,
+    children: Children,
+}
+
+fn config() -> Config {
+    Config::from_manifest(&common::root().join("swim.toml")).expect("swim.toml [search]")
+}
+
+/// A number from the corners or from anywhere.
+fn number(rng: &mut StdRng) -> Pn {
+    match rng.random_range(0..12) {
+        0 => 0,
+        1 => 1,
+        2 => INF,
+        3 => MAX_FINITE,
+        4 => MAX_FINITE - rng.random_range(1..4),
+        5 => rng.random_range(2..8),
+        6 => (1 << 31) + rng.random_range(0..3) - 1,
+        7 => MAX_FINITE / 2 + rng.random_range(0..3),
+        8 => rng.random_range(1..1000),
+        _ => rng.random(),
+    }
+}
+
+/// A length: small, or at the top of its 16 bits.
+fn length(rng: &mut StdRng) -> u16 {
+    match rng.random_range(0..8) {
+        0 => u16::MAX,
+        1 => u16::MAX - 1,
+        2 => 0,
+        _ => rng.random_range(1..40),
+    }
+}
+
+/// A `rep`: none, or a ply of the path.
+fn rep(rng: &mut StdRng, palette: &[u16]) -> u16 {
+    if rng.random_bool(0.4) {
+        REP_NONE
+    } else {
+        palette[rng.random_range(0..palette.len())]
+    }
+}
+
+/// One child's value. `palette`: numbers shared by the frame (ties); `reps`: its plies.
+fn child(rng: &mut StdRng, palette: &[Pn], reps: &[u16]) -> Value {
+    let pick = |rng: &mut StdRng| palette[rng.random_range(0..palette.len())];
+    match rng.random_range(0..20) {
+        // Proven: (0, INF) with its length.
+        0..=2 => Value {
+            pn: 0,
+            dn: INF,
+            len: length(rng),
+            rep: REP_NONE,
+            bounded: false,
+        },
+        // Disproven: (INF, 0), rep and bounded.
+        3..=5 => Value {
+            pn: INF,
+            dn: 0,
+            len: 0,
+            rep: rep(rng, reps),
+            bounded: rng.random_bool(0.5),
+        },
+        // New.
+        6..=7 => Value::NEW,
+        // Anything in every field (the scan must not care what a value means).
+        8 => Value {
+            pn: number(rng),
+            dn: number(rng),
+            len: length(rng),
+            rep: rep(rng, reps),
+            bounded: rng.random_bool(0.3),
+        },
+        // Unsolved, from the frame's palette (ties) or the corners.
+        _ => {
+            let n = |rng: &mut StdRng| {
+                let x = if rng.random_bool(0.7) {
+                    pick(rng)
+                } else {
+                    number(rng)
+                };
+                x.clamp(1, MAX_FINITE)
+            };
+            Value {
+                pn: n(rng),
+                dn: n(rng),
+                len: 0,
+                rep: REP_NONE,
+                bounded: false,
+            }
+        }
+    }
+}
+
+/// A frame: 1 to `max_children` children of one style.
+fn frame(rng: &mut StdRng, max_children: usize, max_plies: usize) -> Children {
+    let n = match rng.random_range(0..10) {
+        0 => 1,
+        1 => max_children,
+        2 => rng.random_range(1..=max_children),
+        _ => rng.random_range(1..=12.min(max_children)),
+    };
+    let palette: Vec<Pn> = (0..rng.random_range(1..4)).map(|_| number(rng)).collect();
+    let reps: Vec<u16> = (0..rng.random_range(1..3))
+        .map(|_| rng.random_range(0..max_plies as u16))
+        .collect();
+    // Styles: every child solved one way (a solved node), none solved (the node
+    // descends unless a threshold is reached), or a mix.
+    let style = rng.random_range(0..6);
+    (0..n)
+        .map(|_| {
+            let mut v = child(rng, &palette, &reps);
+            match style {
+                // All proven (AND proven) or all disproven (OR disproven), mostly.
+                0 if rng.random_bool(0.9) => {
+                    v = Value {
+                        pn: 0,
+                        dn: INF,
+                        len: length(rng),
+                        ..Value::NEW
+                    }
+                }
+                1 if rng.random_bool(0.9) => {
+                    v = Value {
+                        pn: INF,
+                        dn: 0,
+                        len: 0,
+                        rep: rep(rng, &reps),
+                        bounded: rng.random_bool(0.5),
+                    }
+                }
+                2 | 3 if v.pn == 0 || v.dn == 0 => v = Value::NEW,
+                _ => {}
+            }
+            (rng.random(), v)
+        })
+        .collect()
+}
+
+/// Thresholds for a frame whose numbers are (`pn`, `dn`): INF, at the numbers (the node
+/// returns), just above them (it descends unless solved), or anywhere.
+fn thresholds(rng: &mut StdRng, pn: Pn, dn: Pn) -> (Pn, Pn) {
+    let th = |rng: &mut StdRng, x: Pn| match rng.random_range(0..8) {
+        0..=2 => INF,
+        3 => x,
+        4 | 5 => x.saturating_add(rng.random_range(1..4)),
+        6 => x.saturating_sub(1),
+        _ => number(rng),
+    };
+    (th(rng, pn), th(rng, dn))
+}
+
+/// The cases a scan hits, counted over the run.
+fn cases(kind: Kind, children: &[Value], scan: &Scan) -> Vec<&'static str> {
+    let mut hit = vec![];
+    let or = kind == Kind::Or;
+    match scan.selection {
+        Selection::Return(v) => {
+            hit.push("return");
+            hit.push(match (or, v.pn == 0, v.dn == 0) {
+                (true, true, _) => "OR proven",
+                (true, _, true) => "OR disproven",
+                (false, true, _) => "AND proven",
+                (false, _, true) => "AND disproven",
+                _ => "unsolved at a threshold",
+            });
+        }
+        Selection::Descend { th_pn, th_dn, .. } => {
+            hit.push("descend");
+            let (spo, shr) = if or { (th_pn, th_dn) } else { (th_dn, th_pn) };
+            if shr == INF {
+                hit.push("descend, summed threshold INF");
+            } else {
+                hit.push("descend, summed threshold shared");
+            }
+            if scan.second == INF {
+                hit.push("descend, second INF");
+            } else if spo == scan.second.saturating_add(1).min(MAX_FINITE) {
+                hit.push("descend, second + 1");
+            }
+        }
+    }
+    let key = |v: &Value| if or { v.pn } else { v.dn };
+    let other = |v: &Value| if or { v.dn } else { v.pn };
+    let best = key(&children[scan.best]);
+    if children.len() > 1 && scan.second == best {
+        hit.push("tie for best");
+    }
+    if children
+        .iter()
+        .enumerate()
+        .filter(|&(i, v)| i != scan.best && key(v) == scan.second && scan.second != best)
+        .count()
+        > 1
+    {
+        hit.push("tie for second");
+    }
+    let sum = if or { scan.dn } else { scan.pn };
+    if sum == MAX_FINITE && children.iter().all(|v| other(v) < MAX_FINITE) {
+        hit.push("sum saturated");
+    }
+    if sum == INF {
+        hit.push("sum INF");
+    }
+    if let Selection::Return(v) = scan.selection
+        && v.dn == 0
+        && v.pn != 0
+    {
+        if v.rep != REP_NONE {
+            hit.push("disproof with rep");
+        }
+        if v.bounded {
+            hit.push("disproof bounded");
+        }
+        // AND: a refuter chosen over another of the same rep by not being bounded.
+        let refuters: Vec<&Value> = children.iter().filter(|c| c.dn == 0).collect();
+        if !or
+            && refuters
+                .iter()
+                .any(|c| c.rep == v.rep && c.bounded != v.bounded)
+        {
+            hit.push("AND refuter: not bounded first");
+        }
+    }
+    if let Selection::Return(v) = scan.selection
+        && v.pn == 0
+        && v.len == u16::MAX
+    {
+        hit.push("proof length saturated");
+    }
+    hit
+}
+
+#[test]
+fn geometry_is_swim_toml() {
+    let config = config();
+    let runtime = common::runtime();
+    let mut chip = SelectChip::new(&runtime, None).expect("select_top model");
+    assert_eq!(
+        chip.geometry(),
+        (config.max_plies, config.max_children),
+        "hdl/search/child_frames.spade (max_plies(), max_children() and the widths that \
+         follow them) is not built for swim.toml [search]"
+    );
+}
+
+#[test]
+fn scans_equal_the_model() {
+    let config = config();
+    let (plies, max_children) = (config.max_plies, config.max_children);
+    let runtime = common::runtime();
+    let mut chip = SelectChip::new(&runtime, None).expect("select_top model");
+    let seed = seed_from_env();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let frames = common::random_count(FRAMES);
+    let mut failures = Vec::new();
+    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut cycles_over_n: BTreeMap<u64, usize> = BTreeMap::new();
+    let (mut scans, mut peeks) = (0usize, 0usize);
+    let mut done = 0;
+    while done < frames {
+        // A round: frames on distinct plies, all written before any is scanned.
+        let mut round: Vec<usize> = (0..plies).collect();
+        round.shuffle(&mut rng);
+        round.truncate(PLIES_A_ROUND.min(plies).min(frames - done));
+        let written: Vec<(usize, Kind, Children)> = round
+            .iter()
+            .map(|&ply| {
+                let kind = if rng.random_bool(0.5) {
+                    Kind::Or
+                } else {
+                    Kind::And
+                };
+                let children = frame(&mut rng, max_children, plies);
+                for (i, (mv, v)) in children.iter().enumerate() {
+                    chip.write_child(ply, i, *mv, v);
+                }
+                (ply, kind, children)
+            })
+            .collect();
+        for (ply, kind, children) in &written {
+            let values: Vec<Value> = children.iter().map(|c| c.1).collect();
+            let n = values.len();
+            let at_inf = select(*kind, INF, INF, &values);
+            for s in 0..SCANS_A_FRAME {
+                let (th_pn, th_dn) = if s == 0 {
+                    (INF, INF)
+                } else {
+                    thresholds(&mut rng, at_inf.pn, at_inf.dn)
+                };
+                let want = select(*kind, th_pn, th_dn, &values);
+                let got = chip
+                    .select(*ply, *kind, n, th_pn, th_dn, n as u64 + 100)
+                    .unwrap_or_else(|e| panic!("ply {ply}, {n} children: {e:#}"));
+                scans += 1;
+                *cycles_over_n.entry(got.cycles - n as u64).or_default() += 1;
+                let want_move = children[want.best].0;
+                if got.scan != want || got.best_move != want_move {
+                    failures.push(format!(
+                        "ply {ply}, {kind:?}, th ({th_pn}, {th_dn}), children {values:?}:\n    \
+                         chip  {:?} best move {:#06x}\n    model {want:?} best move {want_move:#06x}",
+                        got.scan, got.best_move
+                    ));
+                }
+                for case in cases(*kind, &values, &want) {
+                    *counts.entry(case).or_default() += 1;
+                }
+            }
+            // One child read back whole.
+            let i = rng.random_range(0..n);
+            let got = chip.peek_child(*ply, i);
+            peeks += 1;
+            if got != children[i] {
+                failures.push(format!(
+                    "ply {ply} child {i}: read back {got:?}, written {:?}",
+                    children[i]
+                ));
+            }
+        }
+        done += written.len();
+    }
+    eprintln!("select: {frames} frames, {scans} scans, {peeks} children read back (seed {seed})");
+    for (case, count) in &counts {
+        eprintln!("  {case:<36} {count:>6}");
+    }
+    let cycles: Vec<String> = cycles_over_n
+        .iter()
+        .map(|(extra, count)| format!("n + {extra} cycles: {count} scans"))
+        .collect();
+    eprintln!("  cycles a scan of n children: {}", cycles.join(", "));
+    common::assert_no_failures(&failures, "scans disagree with the model", seed);
+    if frames >= FRAMES {
+        for case in [
+            "return",
+            "descend",
+            "OR proven",
+            "OR disproven",
+            "AND proven",
+            "AND disproven",
+            "unsolved at a threshold",
+            "descend, summed threshold INF",
+            "descend, summed threshold shared",
+            "descend, second INF",
+            "descend, second + 1",
+            "tie for best",
+            "tie for second",
+            "sum saturated",
+            "sum INF",
+            "disproof with rep",
+            "disproof bounded",
+            "AND refuter: not bounded first",
+            "proof length saturated",
+        ] {
+            assert!(
+                counts.get(case).copied().unwrap_or(0) > 0,
+                "no scan hit `{case}` (seed {seed}, rerun with TSUME_SEED={seed})"
+            );
+        }
+    }
+}
+
+#[test]
+fn frames_of_real_solves_equal_the_model() {
+    let config = config();
+    let runtime = common::runtime();
+    let mut chip = SelectChip::new(&runtime, None).expect("select_top model");
+    let problems = load_suite(&common::root().join("problems")).expect("the suite");
+    let mut table = Table::new(config.tt_index_bits, config.tt_ways);
+    let (mut frames, mut problems_seen, mut failures) = (0usize, 0usize, Vec::new());
+    let (mut returned, mut descended) = (0usize, 0usize);
+    for p in problems.iter().filter(|p| p.solve_only.is_none()) {
+        if frames >= SOLVE_FRAMES {
+            break;
+        }
+        let pos = Position::from_sfen(&p.sfen).expect("a suite position");
+        // The model's frames, as it scans them.
+        let mut seen: Vec<Scanned> = Vec::new();
+        let mut hook = |ply: usize, kind: Kind, th_pn: Pn, th_dn: Pn, children: &[_]| {
+            if seen.len() + frames < SOLVE_FRAMES {
+                let children: Children = children
+                    .iter()
+                    .map(|c: &tsume::solver::machine::Child| (encode_move(c.mv), c.value))
+                    .collect();
+                seen.push(Scanned {
+                    ply,
+                    kind,
+                    th_pn,
+                    th_dn,
+                    children,
+                });
+            }
+        };
+        table.clear();
+        let mut counters = Counters::default();
+        let kind = Kind::Or;
+        Machine::new(config, &mut table, &mut counters, 200_000)
+            .with_select_hook(&mut hook)
+            .run(pos.inner(), kind, config.root_plies(kind))
+            .ok();
+        problems_seen += 1;
+        for Scanned {
+            ply,
+            kind,
+            th_pn,
+            th_dn,
+            children,
+        } in &seen
+        {
+            for (i, (mv, v)) in children.iter().enumerate() {
+                chip.write_child(*ply, i, *mv, v);
+            }
+            let values: Vec<Value> = children.iter().map(|c| c.1).collect();
+            let want = select(*kind, *th_pn, *th_dn, &values);
+            let got = chip
+                .select(
+                    *ply,
+                    *kind,
+                    values.len(),
+                    *th_pn,
+                    *th_dn,
+                    values.len() as u64 + 100,
+                )
+                .unwrap_or_else(|e| panic!("{}: ply {ply}: {e:#}", p.id));
+            match want.selection {
+                Selection::Return(_) => returned += 1,
+                Selection::Descend { .. } => descended += 1,
+            }
+            let want_move = children[want.best].0;
+            if got.scan != want || got.best_move != want_move {
+                failures.push(format!(
+                    "{} ply {ply}, {kind:?}, th ({th_pn}, {th_dn}), children {values:?}:\n    \
+                     chip  {:?}\n    model {want:?}",
+                    p.id, got.scan
+                ));
+            }
+        }
+        frames += seen.len();
+    }
+    eprintln!(
+        "select: {frames} frames of the model's solves of {problems_seen} suite problems \
+         ({returned} returned, {descended} descended)"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} frames of the model's solves disagree with it:\n{}",
+        failures.len(),
+        failures[..failures.len().min(6)].join("\n")
+    );
+    assert!(
+        returned > 0 && descended > 0,
+        "the solves both return and descend"
+    );
+}
