@@ -15,12 +15,15 @@
 //!   hash) and its driver.
 //! - [`hw_table`]: the search's transposition table on chip and its driver.
 //! - [`hw_select`]: the search's child frames and SELECT scan on the simulated chip.
+//! - [`hw_expand`]: the search's EXPAND on the simulated chip (generator, hash, table,
+//!   frames).
 //! - [`link`]: the host link's protocol, its driver, and the simulated UART of `link_top`.
 //! - [`usi`]: the USI engine's session (the `tsume-usi` binary answers a GUI's mate search).
 
 pub mod bus;
 pub mod cover;
 pub mod hw;
+pub mod hw_expand;
 pub mod hw_path;
 pub mod hw_select;
 pub mod hw_table;

@@ -220,60 +220,35 @@ impl<'a> Machine<'a> {
     }
 
     /// Expand: one move list; terminal nodes return at once; otherwise every child gets a
-    /// value (a repetition of the path, a table entry, or a new node) in stream order.
+    /// value (a repetition of the path, a table entry, or a new node) in stream order
+    /// ([`expand_node`]).
     fn expand(&mut self) -> Result<State, Reason> {
         let d = self.depth;
         let kind = self.frames[d].kind;
-        node_moves(&self.board, kind, &mut self.scratch);
         self.counters.expansions += 1;
-        if self.scratch.len() > self.config.max_children {
-            return Err(Reason::ChildLimit {
-                children: self.scratch.len(),
-                max_children: self.config.max_children,
-            });
-        }
-        if self.scratch.is_empty() {
-            return Ok(State::Return(match kind {
-                Kind::Or => Value::NO_CHECK,
-                Kind::And => Value::PROVEN_LEAF,
-            }));
-        }
-        let left = self.root_left - d as u32;
-        if left == 0 {
-            return Ok(State::Return(Value::NO_PLY_LEFT));
-        }
-        let keys = Keys::get();
         let parent = self.frames[d].hash;
         let mut children = std::mem::take(&mut self.frames[d].children);
-        for &mv in &self.scratch {
-            let hash = keys.after(&self.board, parent, mv);
-            // The path's positions with the child's side to move: plies d - 1, d - 3, ...
-            let repeated = (0..d)
-                .rev()
-                .step_by(2)
-                .find(|&q| self.frames[q].hash == hash);
-            let value = if let Some(q) = repeated {
-                Value {
-                    rep: q as u16,
-                    ..Value::NO_CHECK
-                }
-            } else {
-                self.counters.probes += 1;
-                match self.table.lookup(keys.table_key(hash, left - 1)) {
-                    Some(f) => Value {
-                        pn: f.pn,
-                        dn: f.dn,
-                        len: f.len,
-                        rep: REP_NONE,
-                        bounded: f.bounded,
-                    },
-                    None => Value::NEW,
-                }
-            };
-            children.push(Child { mv, hash, value });
-        }
+        let frames = &self.frames;
+        let expanded = expand_node(
+            &self.board,
+            kind,
+            Node {
+                ply: d,
+                root_left: self.root_left,
+                hash: parent,
+            },
+            |q| frames[q].hash,
+            &*self.table,
+            self.config.max_children,
+            &mut self.scratch,
+            &mut children,
+            &mut self.counters.probes,
+        );
         self.frames[d].children = children;
-        Ok(State::Select)
+        Ok(match expanded? {
+            Some(value) => State::Return(value),
+            None => State::Select,
+        })
     }
 
     /// Select: one scan of the frame ([`select::select`]) gives the node's value; returns
@@ -362,4 +337,83 @@ impl<'a> Machine<'a> {
 /// the repeated position is this node or below it (or there is none).
 fn final_at(rep: u16, d: usize) -> bool {
     usize::from(rep) >= d
+}
+
+/// The node EXPAND works on: its ply, the plies left at the root, its hash.
+#[derive(Debug, Clone, Copy)]
+pub struct Node {
+    /// The ply of the node (0: the root).
+    pub ply: usize,
+    /// Plies left at the root (the node has `root_left - ply`).
+    pub root_left: u32,
+    /// The node's position hash.
+    pub hash: u64,
+}
+
+/// EXPAND of the node `node` of `kind` in `board` (docs/search.md, "Child frames and the
+/// state machine"), as the machine and the chip do it: its move list into `moves`, then
+/// the child limit, the terminal cases and the no-plies-left case in this order; otherwise
+/// every child into `children` (cleared first) in stream order with its hash and value: a
+/// repetition of the path's hash `path(q)` at ply q = d - 1, d - 3, ... (`(INF, 0)` with
+/// `rep = q`), else one probe of `table` (counted in `probes`) with the child's table key,
+/// its entry or [`Value::NEW`]. `Ok(Some(value))`: the node returns that value at once;
+/// `Ok(None)`: the frame is filled (go to SELECT).
+#[allow(clippy::too_many_arguments)]
+pub fn expand_node(
+    board: &Board,
+    kind: Kind,
+    node: Node,
+    path: impl Fn(usize) -> u64,
+    table: &Table,
+    max_children: usize,
+    moves: &mut Vec<Move>,
+    children: &mut Vec<Child>,
+    probes: &mut u64,
+) -> Result<Option<Value>, Reason> {
+    children.clear();
+    node_moves(board, kind, moves);
+    if moves.len() > max_children {
+        return Err(Reason::ChildLimit {
+            children: moves.len(),
+            max_children,
+        });
+    }
+    if moves.is_empty() {
+        return Ok(Some(match kind {
+            Kind::Or => Value::NO_CHECK,
+            Kind::And => Value::PROVEN_LEAF,
+        }));
+    }
+    let d = node.ply;
+    let left = node.root_left - d as u32;
+    if left == 0 {
+        return Ok(Some(Value::NO_PLY_LEFT));
+    }
+    let keys = Keys::get();
+    let parent = node.hash;
+    for &mv in moves.iter() {
+        let hash = keys.after(board, parent, mv);
+        // The path's positions with the child's side to move: plies d - 1, d - 3, ...
+        let repeated = (0..d).rev().step_by(2).find(|&q| path(q) == hash);
+        let value = if let Some(q) = repeated {
+            Value {
+                rep: q as u16,
+                ..Value::NO_CHECK
+            }
+        } else {
+            *probes += 1;
+            match table.lookup(keys.table_key(hash, left - 1)) {
+                Some(f) => Value {
+                    pn: f.pn,
+                    dn: f.dn,
+                    len: f.len,
+                    rep: REP_NONE,
+                    bounded: f.bounded,
+                },
+                None => Value::NEW,
+            }
+        };
+        children.push(Child { mv, hash, value });
+    }
+    Ok(None)
 }

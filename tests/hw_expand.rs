@@ -1,0 +1,303 @@
+//! The search's EXPAND on the simulated chip (`expand_top`): on fresh random positions, as
+//! nodes at random plies with random plies left, a table pre-filled with entries for some
+//! children (and other keys) and a path of random hashes in which some children's hashes
+//! are planted (at plies of either parity, above and below the node), the chip's
+//! expansion must equal the model's `machine::expand_node`: every child's hash (the
+//! model's `Keys::after`), the frame written (move words and values, in stream order),
+//! the outcome (child limit, no move, no plies left, or a filled frame), the length of the
+//! list and the probes counted. Seed printed on failure; `TSUME_SEED` repeats a run,
+//! `TSUME_RANDOM` sets the number of positions. Prints the mean cycles of an expansion
+//! next to the generator's N + 15.
+
+mod common;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use tsume::bus::encode_move;
+use tsume::hw_expand::{ExpandChip, Outcome};
+use tsume::position::Position;
+use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
+use tsume::rsshogi::types::Move;
+use tsume::solver::machine::{Child, Node, Value, expand_node};
+use tsume::solver::moves::node_moves;
+use tsume::solver::table::Table;
+use tsume::solver::values::INF;
+use tsume::solver::zobrist::Keys;
+use tsume::solver::{Config, Kind, Reason};
+
+/// Positions per default run.
+const POSITIONS: usize = 400;
+/// Plies of the path (the frames' max_plies).
+const PLIES: usize = 64;
+/// The checks of this position are more than a frame holds (593 legal moves).
+const CROWDED: &str = "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1";
+
+fn config() -> Config {
+    Config::from_manifest(&common::root().join("swim.toml")).expect("swim.toml [search]")
+}
+
+/// A value a table entry may hold: proven, disproven (bounded or not) or unsolved.
+fn entry(rng: &mut StdRng) -> (u32, u32, u16, bool) {
+    match rng.random_range(0..4) {
+        0 => (0, INF, rng.random_range(1..40), false),
+        1 => (INF, 0, 0, rng.random_bool(0.5)),
+        _ => (
+            rng.random_range(1..1000),
+            rng.random_range(1..1000),
+            0,
+            false,
+        ),
+    }
+}
+
+#[derive(Default)]
+struct Seen {
+    select: usize,
+    limit: usize,
+    no_move: usize,
+    no_ply: usize,
+    repeated: usize,
+    found: usize,
+    new: usize,
+    cycles: u64,
+    moves: u64,
+    expansions: u64,
+}
+
+/// One expansion of `pos` on chip and in the model; the differences.
+fn check(
+    chip: &mut ExpandChip,
+    cfg: &Config,
+    rng: &mut StdRng,
+    pos: &Position,
+    seen: &mut Seen,
+) -> anyhow::Result<Vec<String>> {
+    let keys = Keys::get();
+    let board = pos.inner();
+    let kind = if pos.in_check() { Kind::And } else { Kind::Or };
+    // The ply and the plies left: an OR node has an odd number left, an AND node an even
+    // one (0 too), and the root's is below max_plies.
+    let d = rng.random_range(0..PLIES);
+    let room = (PLIES - 1 - d) as u32;
+    let mut left = rng.random_range(0..=room);
+    if (left % 2 == 1) != (kind == Kind::Or) {
+        left = if left > 0 { left - 1 } else { 1 };
+    }
+    if left as usize + d >= PLIES || (kind == Kind::Or && left == 0) {
+        return Ok(Vec::new());
+    }
+    let root_left = left + d as u32;
+    let parent = keys.hash(board);
+    let chip_hash = chip.load_hashed(pos)?;
+    let mut diffs = Vec::new();
+    if chip_hash != parent {
+        diffs.push(format!(
+            "parent hash {chip_hash:#018x}, expected {parent:#018x}"
+        ));
+    }
+
+    // The children's hashes, for the path and the table.
+    let mut moves: Vec<Move> = Vec::new();
+    node_moves(board, kind, &mut moves);
+    let hashes: Vec<u64> = moves
+        .iter()
+        .map(|&mv| keys.after(board, parent, mv))
+        .collect();
+
+    // The path: random hashes, some of them children's.
+    let mut path: Vec<u64> = (0..PLIES).map(|_| rng.random()).collect();
+    if !hashes.is_empty() {
+        for _ in 0..rng.random_range(0..4) {
+            let q = rng.random_range(0..PLIES);
+            path[q] = hashes[rng.random_range(0..hashes.len())];
+        }
+        // One planted where the model looks (d - 1, d - 3, ...), when there is such a ply.
+        if d > 0 && rng.random_bool(0.5) {
+            let q = d - 1 - 2 * rng.random_range(0..d.div_ceil(2));
+            path[q] = hashes[rng.random_range(0..hashes.len())];
+        }
+    }
+    for (q, &h) in path.iter().enumerate() {
+        chip.write_path(q, h);
+    }
+
+    // The table: empty, then entries for some children (with their plies left, or others)
+    // and some random keys.
+    let mut table = Table::new(cfg.tt_index_bits, cfg.tt_ways);
+    chip.clear()?;
+    let mut stores = Vec::new();
+    for &h in &hashes {
+        if rng.random_bool(0.4) {
+            let r = if left == 0 || rng.random_bool(0.2) {
+                rng.random_range(0..PLIES as u32)
+            } else {
+                left - 1
+            };
+            stores.push(keys.table_key(h, r));
+        }
+    }
+    for _ in 0..rng.random_range(0..4) {
+        stores.push(rng.random());
+    }
+    for key in stores {
+        let (pn, dn, len, bounded) = entry(rng);
+        table.store(key, pn, dn, len, bounded);
+        chip.store(key, pn, dn, len, bounded)?;
+    }
+
+    // The model.
+    let mut children: Vec<Child> = Vec::new();
+    let mut scratch = Vec::new();
+    let mut probes = 0;
+    let node = Node {
+        ply: d,
+        root_left,
+        hash: parent,
+    };
+    let model = expand_node(
+        board,
+        kind,
+        node,
+        |q| path[q],
+        &table,
+        cfg.max_children,
+        &mut scratch,
+        &mut children,
+        &mut probes,
+    );
+    let want = match model {
+        Err(Reason::ChildLimit { .. }) => Outcome::ChildLimit,
+        Err(e) => anyhow::bail!("the model stopped: {e:?}"),
+        Ok(Some(v)) if left == 0 && !moves.is_empty() => {
+            anyhow::ensure!(v.bounded, "no plies left: a bounded disproof");
+            Outcome::NoPlyLeft
+        }
+        Ok(Some(_)) => Outcome::NoMove,
+        Ok(None) => Outcome::Select,
+    };
+
+    // The chip.
+    let got = chip.expand(d, kind, left, 10 * moves.len() as u64 + 200)?;
+    if got.outcome != want {
+        diffs.push(format!("outcome {:?}, expected {want:?}", got.outcome));
+    }
+    if got.children != moves.len() {
+        diffs.push(format!(
+            "{} children, expected {}",
+            got.children,
+            moves.len()
+        ));
+    }
+    if got.probes != probes {
+        diffs.push(format!("{} probes, expected {probes}", got.probes));
+    }
+    // The hashes of every child the chip keeps (below the limit, with plies left).
+    let kept = if left == 0 {
+        0
+    } else {
+        moves.len().min(cfg.max_children)
+    };
+    let want_hashes: Vec<(usize, u64)> = hashes.iter().copied().enumerate().take(kept).collect();
+    if got.hashes != want_hashes {
+        let first = got
+            .hashes
+            .iter()
+            .zip(&want_hashes)
+            .position(|(a, b)| a != b)
+            .unwrap_or(got.hashes.len().min(want_hashes.len()));
+        diffs.push(format!(
+            "child hashes differ from child {first} ({} from the chip, {} expected)",
+            got.hashes.len(),
+            want_hashes.len()
+        ));
+    }
+    match want {
+        Outcome::Select => {
+            seen.select += 1;
+            seen.cycles += got.cycles;
+            seen.moves += moves.len() as u64;
+            seen.expansions += 1;
+            for (i, c) in children.iter().enumerate() {
+                let (mv, value) = chip.peek_child(d, i);
+                let want_value: Value = c.value;
+                if mv != encode_move(c.mv) || value != want_value {
+                    diffs.push(format!(
+                        "child {i} ({:?}): chip {mv:#06x} {value:?}, model {:#06x} {want_value:?}",
+                        c.mv,
+                        encode_move(c.mv)
+                    ));
+                }
+                if c.value.rep != tsume::solver::machine::REP_NONE {
+                    seen.repeated += 1;
+                } else if c.value == Value::NEW {
+                    seen.new += 1;
+                } else {
+                    seen.found += 1;
+                }
+            }
+        }
+        Outcome::ChildLimit => seen.limit += 1,
+        Outcome::NoMove => seen.no_move += 1,
+        Outcome::NoPlyLeft => seen.no_ply += 1,
+    }
+    if !diffs.is_empty() {
+        diffs.insert(
+            0,
+            format!("{} as {kind:?} at ply {d} with {left} left", pos.to_sfen()),
+        );
+    }
+    Ok(diffs)
+}
+
+#[test]
+fn expansions_match_the_model() {
+    let seed = seed_from_env();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut generator = TsumeGenerator::new(seed);
+    let cfg = config();
+    let runtime = common::runtime();
+    let mut chip = ExpandChip::new(&runtime, None).expect("expand_top");
+    let mut seen = Seen::default();
+    let mut failures = Vec::new();
+    let count = common::random_count(POSITIONS);
+    let mut positions: Vec<Position> = vec![common::pos(CROWDED)];
+    positions.extend((0..count).map(|_| generator.next_position(PositionKind::Any)));
+    for pos in &positions {
+        let diffs = check(&mut chip, &cfg, &mut rng, pos, &mut seen)
+            .unwrap_or_else(|e| vec![format!("{}: {e:#}", pos.to_sfen())]);
+        if !diffs.is_empty() {
+            failures.push(diffs.join("\n  "));
+        }
+    }
+    let mean = |total: u64| total as f64 / seen.expansions.max(1) as f64;
+    eprintln!(
+        "expand: {} positions (seed {seed}): {} frames filled, {} child limit, {} no move, \
+         {} no plies left; children {} repeated, {} found, {} new; cycles of a filled \
+         expansion {:.1} on average, the generator's N + 15 = {:.1}",
+        positions.len(),
+        seen.select,
+        seen.limit,
+        seen.no_move,
+        seen.no_ply,
+        seen.repeated,
+        seen.found,
+        seen.new,
+        mean(seen.cycles),
+        mean(seen.moves) + 15.0,
+    );
+    common::assert_no_failures(&failures, "expansions disagree with the model", seed);
+    for (case, n) in [
+        ("filled frame", seen.select),
+        ("no move", seen.no_move),
+        ("no plies left", seen.no_ply),
+        ("repeated child", seen.repeated),
+        ("child found in the table", seen.found),
+        ("new child", seen.new),
+    ] {
+        assert!(
+            n > 0,
+            "no expansion hit `{case}` (seed {seed}, rerun with TSUME_SEED={seed})"
+        );
+    }
+}
