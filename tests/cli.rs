@@ -6,11 +6,10 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-use common::xtask;
+use common::{json_lines, text, xtask, xtask_with_input};
 use serde_json::Value;
 use tsume::position::{Position, PositionError};
 use tsume::reference::{MoveSet, tsume_moves};
@@ -32,36 +31,6 @@ fn sim(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run xtask sim")
-}
-
-/// `cargo xtask ARGS` with `input` on its standard input.
-fn xtask_with_input(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(xtask())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run xtask");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("xtask output")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
-}
-
-/// Every line of `--json` output as a JSON value.
-fn json_lines(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
-        .collect()
 }
 
 /// A file of positions for `--positions`, removed when dropped.

@@ -6,10 +6,9 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-use common::xtask;
+use common::{json_lines, text, xtask, xtask_with_input};
 use serde_json::Value;
 use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
@@ -24,33 +23,8 @@ const NOT_SFEN: &str = "4k4/9/4P4 b G 1";
 
 /// `xtask solve ARGS`, with `stdin` on its standard input.
 fn solve(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(xtask())
-        .arg("solve")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run xtask solve");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("xtask solve output")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
-}
-
-/// Every line of `--json` output as a JSON value.
-fn json_lines(stdout: &str) -> Vec<Value> {
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
-        .collect()
+    let args: Vec<&str> = ["solve"].into_iter().chain(args.iter().copied()).collect();
+    xtask_with_input(&args, stdin)
 }
 
 fn moves(usi: &[&str]) -> Vec<Move> {

@@ -4,8 +4,9 @@
 //! Every test binary that declares `mod common;` compiles all of this and uses a part.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -223,4 +224,35 @@ pub fn xtask() -> &'static PathBuf {
             .find_map(|m| m["executable"].as_str().map(PathBuf::from))
             .expect("cargo reported no xtask executable")
     })
+}
+
+/// `xtask ARGS` with `input` on its standard input, run to the end.
+pub fn xtask_with_input(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(xtask())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run xtask");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("xtask output")
+}
+
+/// A command's output as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
+}
+
+/// Every line of `--json` output as a JSON value.
+pub fn json_lines(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect()
 }
