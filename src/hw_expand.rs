@@ -6,10 +6,9 @@ use anyhow::ensure;
 use marlin::spade::prelude::*;
 
 use crate::hw::{Chip, bus_model};
-use crate::hw_select::rep_from_chip;
+use crate::hw_select::frame_peek_model;
 use crate::position::Position;
 use crate::solver::Kind;
-use crate::solver::machine::Value;
 use crate::solver::values::Pn;
 
 /// EXPAND with everything it reads (`expand_top`).
@@ -17,6 +16,7 @@ use crate::solver::values::Pn;
 pub struct ExpandTop;
 
 bus_model!(ExpandTop);
+frame_peek_model!(ExpandTop);
 
 /// Driver of [`ExpandTop`].
 pub type ExpandChip<'ctx> = Chip<'ctx, ExpandTop<'ctx>>;
@@ -180,22 +180,5 @@ impl ExpandChip<'_> {
             hashes,
             cycles,
         })
-    }
-
-    /// Reads child `index` of the frame at ply `ply` back (one cycle).
-    pub fn peek_child(&mut self, ply: usize, index: usize) -> (u16, Value) {
-        let m = self.model_mut();
-        m.peek_ply = ply as u8;
-        m.peek_index = index as u8;
-        self.tick();
-        let m = self.model();
-        let value = Value {
-            pn: m.peek_pn,
-            dn: m.peek_dn,
-            len: m.peek_len,
-            rep: rep_from_chip(m.peek_rep),
-            bounded: m.peek_bounded == 1,
-        };
-        (m.peek_mv, value)
     }
 }

@@ -5,7 +5,7 @@
 use anyhow::ensure;
 use marlin::spade::prelude::*;
 
-use crate::hw::{Chip, clocked_model};
+use crate::hw::{Chip, ClockedModel, clocked_model};
 use crate::solver::Kind;
 use crate::solver::machine::{REP_NONE, Value};
 use crate::solver::select::{Scan, Selection};
@@ -16,6 +16,48 @@ use crate::solver::values::Pn;
 pub struct SelectTop;
 
 clocked_model!(SelectTop);
+frame_peek_model!(SelectTop);
+
+/// The tops with the child-frame memory's read-back port (`peek_ply`, `peek_index` in; the
+/// entry out a cycle later).
+pub trait FramePeekModel<'ctx>: ClockedModel<'ctx> {
+    fn set_peek(&mut self, ply: u8, index: u8);
+    /// The entry read back: move word and value.
+    fn peeked(&self) -> (u16, Value);
+}
+
+/// Implements [`FramePeekModel`] for a clocked top with the read-back port.
+macro_rules! frame_peek_model {
+    ($top:ident) => {
+        impl<'ctx> $crate::hw_select::FramePeekModel<'ctx> for $top<'ctx> {
+            fn set_peek(&mut self, ply: u8, index: u8) {
+                self.peek_ply = ply;
+                self.peek_index = index;
+            }
+            fn peeked(&self) -> (u16, $crate::solver::machine::Value) {
+                let value = $crate::solver::machine::Value {
+                    pn: self.peek_pn,
+                    dn: self.peek_dn,
+                    len: self.peek_len,
+                    rep: $crate::hw_select::rep_from_chip(self.peek_rep),
+                    bounded: self.peek_bounded == 1,
+                };
+                (self.peek_mv, value)
+            }
+        }
+    };
+}
+pub(crate) use frame_peek_model;
+
+impl<'ctx, M: FramePeekModel<'ctx>> Chip<'ctx, M> {
+    /// Reads child `index` of the frame at ply `ply` back (one cycle, the frame memory's
+    /// other users idle).
+    pub fn peek_child(&mut self, ply: usize, index: usize) -> (u16, Value) {
+        self.model_mut().set_peek(ply as u8, index as u8);
+        self.tick();
+        self.model().peeked()
+    }
+}
 
 /// `rep` on the chip: 7 bits, a ply index (0 to 126) or all ones for none.
 pub const CHIP_REP_NONE: u8 = 127;
@@ -82,23 +124,6 @@ impl SelectChip<'_> {
         m.w_bounded = u8::from(v.bounded);
         self.tick();
         self.model_mut().write = 0;
-    }
-
-    /// Reads child `index` of the frame at ply `ply` back (one cycle, the scan idle).
-    pub fn peek_child(&mut self, ply: usize, index: usize) -> (u16, Value) {
-        let m = self.model_mut();
-        m.peek_ply = ply as u8;
-        m.peek_index = index as u8;
-        self.tick();
-        let m = self.model();
-        let value = Value {
-            pn: m.peek_pn,
-            dn: m.peek_dn,
-            len: m.peek_len,
-            rep: rep_from_chip(m.peek_rep),
-            bounded: m.peek_bounded == 1,
-        };
-        (m.peek_mv, value)
     }
 
     /// SELECT of the node at ply `ply`, of `kind`, with `n` children in its frame and
