@@ -116,19 +116,6 @@ impl Root {
             Root::Auto => Kind::Or,
         }
     }
-
-    /// Reads `attacker`, `defender` or `auto`.
-    pub fn parse(text: &str) -> anyhow::Result<Root> {
-        match text {
-            "attacker" => Ok(Root::Attacker),
-            "defender" => Ok(Root::Defender),
-            "auto" => Ok(Root::Auto),
-            _ => bail!(
-                "`{text}` is not a root side: give attacker (the side to move mates), defender \
-                 (the side to move is in check and is mated) or auto (defender when in check)"
-            ),
-        }
-    }
 }
 
 /// The limits of one solve.

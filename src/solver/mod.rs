@@ -82,7 +82,7 @@ pub enum Reason {
     /// A defender's root must answer a check.
     #[error(
         "the side to move is not in check, so it cannot be the defender at the root; solve \
-         the position with the side to move attacking (root attacker or auto)"
+         the position with the side to move attacking (--root attacker or auto)"
     )]
     DefenderNotInCheck,
     /// A node has more children than a frame holds.

@@ -18,7 +18,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use tsume::position::Position;
-use tsume::solver::{Config, Kind, Limits, Outcome, Root, SearchResult, Solver};
+use tsume::solver::{Config, Kind, Limits, Outcome, Reason, Root, SearchResult, Solver};
 
 use crate::manifest::Manifest;
 use crate::sim::{Input, catch, read_positions};
@@ -191,15 +191,11 @@ pub struct Solved {
 fn solve(solver: &mut Solver, sfen: &str, limits: Limits) -> Result<Solved, String> {
     let pos =
         catch("the position rules", || Position::from_sfen(sfen))?.map_err(|e| e.to_string())?;
-    if limits.root == Root::Defender && !pos.inner().is_in_check() {
-        return Err(
-            "--root defender: the side to move is not in check, so it cannot be the \
-                    defender; use --root attacker or auto"
-                .to_string(),
-        );
-    }
     let start = Instant::now();
     let outcome = catch("the solver", || solver.solve(&pos, limits))?;
+    if outcome.result == SearchResult::Unknown(Reason::DefenderNotInCheck) {
+        return Err(format!("--root defender: {}", Reason::DefenderNotInCheck));
+    }
     Ok(Solved {
         pos,
         outcome,
