@@ -26,6 +26,7 @@ pub mod hw;
 pub mod hw_expand;
 pub mod hw_path;
 pub mod hw_select;
+pub mod hw_solver;
 pub mod hw_table;
 pub mod link;
 pub mod mate;

@@ -384,7 +384,7 @@ impl Position {
 
     /// Wrap an rsshogi position without checking it (for positions reached by legal moves
     /// from a valid one).
-    fn from_inner_unchecked(inner: rsshogi::board::Position) -> Self {
+    pub(crate) fn from_inner_unchecked(inner: rsshogi::board::Position) -> Self {
         Position { inner }
     }
 

@@ -5,10 +5,9 @@
 use rsshogi::board::Position as Board;
 use rsshogi::types::{Move, PieceType};
 
-use super::machine::{Machine, Value};
 use super::moves::{Kind, node_moves};
 use super::zobrist::Keys;
-use super::{Counters, Reason, Solver};
+use super::{Reason, Searcher};
 use crate::position::Position;
 use crate::reference::tsume_moves;
 
@@ -19,146 +18,133 @@ struct Pick {
     len: u16,
 }
 
-impl Solver {
-    /// The line of `board`, a root of `kind` proven with `plies` plies left, checked by
-    /// the reference. A child whose proof the table lost is searched again (a search
-    /// rooted at it, on the same table and counters).
-    pub(crate) fn line(
-        &mut self,
-        board: &Board,
-        root: Kind,
-        plies: u32,
-        node_limit: u64,
-        counters: &mut Counters,
-    ) -> Result<Vec<Move>, Reason> {
-        let keys = Keys::get();
-        let mut b = board.clone_compact();
-        let mut h = keys.hash(&b);
-        let mut kind = root;
-        let mut line: Vec<Move> = Vec::new();
-        let mut moves = Vec::new();
-        loop {
-            node_moves(&b, kind, &mut moves);
-            if kind == Kind::And && moves.is_empty() {
-                break;
-            }
-            // Plies left at this node; each proof below fits in one fewer.
-            let left = plies
-                .checked_sub(line.len() as u32)
-                .filter(|&l| l >= 1)
-                .ok_or_else(|| {
-                    Reason::LineUnreadable(format!("the line outgrew its {plies} plies"))
-                })?;
-            let proven = |table: &super::table::Table, mv: Move| {
-                table
-                    .lookup(keys.table_key(keys.after(&b, h, mv), left - 1))
-                    .filter(|f| f.pn == 0)
-                    .map(|f| f.len)
-            };
-            let pick = match kind {
-                Kind::Or => {
-                    let mut pick: Option<Pick> = None;
-                    for &mv in &moves {
-                        if let Some(len) = proven(&self.table, mv)
-                            && pick.is_none_or(|p| len < p.len)
-                        {
-                            pick = Some(Pick { mv, len });
-                        }
-                    }
-                    match pick {
-                        Some(p) => p,
-                        None => self.research_or(&b, left, node_limit, counters)?,
-                    }
-                }
-                Kind::And => {
-                    let mut pick: Option<Pick> = None;
-                    for &mv in &moves {
-                        let len = match proven(&self.table, mv) {
-                            Some(len) => len,
-                            None => {
-                                let mut child = b.clone_compact();
-                                child.apply_move(mv);
-                                self.research_child(&child, left - 1, node_limit, counters)?
-                            }
-                        };
-                        if pick.is_none_or(|p| len > p.len) {
-                            pick = Some(Pick { mv, len });
-                        }
-                    }
-                    pick.expect("a defender with moves has a pick")
-                }
-            };
-            h = keys.after(&b, h, pick.mv);
-            b.apply_move(pick.mv);
-            line.push(pick.mv);
-            kind = kind.flip();
+/// The line of `board`, a root of `root` proven with `plies` plies left on `searcher`,
+/// checked by the reference. A child whose proof the table lost is searched again (a
+/// search rooted at it, on the same table and counters).
+pub fn line<S: Searcher + ?Sized>(
+    searcher: &mut S,
+    board: &Board,
+    root: Kind,
+    plies: u32,
+    node_limit: u64,
+) -> Result<Vec<Move>, Reason> {
+    let keys = Keys::get();
+    let mut b = board.clone_compact();
+    let mut h = keys.hash(&b);
+    let mut kind = root;
+    let mut line: Vec<Move> = Vec::new();
+    let mut moves = Vec::new();
+    loop {
+        node_moves(&b, kind, &mut moves);
+        if kind == Kind::And && moves.is_empty() {
+            break;
         }
-        let start = Position::from_sfen(&board.to_sfen(None)).map_err(|e| {
-            Reason::LineRejected(format!("the root does not read back from SFEN: {e}"))
-        })?;
-        check_line(&start, root, &line).map_err(Reason::LineRejected)?;
-        Ok(line)
-    }
-
-    /// The attacker's position `b` had no proven child in the table: searched again as a
-    /// root, its proven child of least length from the root frame.
-    fn research_or(
-        &mut self,
-        b: &Board,
-        left: u32,
-        node_limit: u64,
-        counters: &mut Counters,
-    ) -> Result<Pick, Reason> {
-        self.research(b, left, node_limit, counters, "", |machine, _| {
-            let mut pick: Option<Pick> = None;
-            for c in machine.root_children() {
-                if c.value.pn == 0 && pick.is_none_or(|p| c.value.len < p.len) {
-                    pick = Some(Pick {
-                        mv: c.mv,
-                        len: c.value.len,
-                    });
+        // Plies left at this node; each proof below fits in one fewer.
+        let left = plies
+            .checked_sub(line.len() as u32)
+            .filter(|&l| l >= 1)
+            .ok_or_else(|| Reason::LineUnreadable(format!("the line outgrew its {plies} plies")))?;
+        let proven = |s: &mut S, mv: Move| -> Result<Option<u16>, Reason> {
+            let key = keys.table_key(keys.after(&b, h, mv), left - 1);
+            Ok(s.lookup(key)?.filter(|f| f.pn == 0).map(|f| f.len))
+        };
+        let pick = match kind {
+            Kind::Or => {
+                let mut pick: Option<Pick> = None;
+                for &mv in &moves {
+                    if let Some(len) = proven(searcher, mv)?
+                        && pick.is_none_or(|p| len < p.len)
+                    {
+                        pick = Some(Pick { mv, len });
+                    }
+                }
+                match pick {
+                    Some(p) => p,
+                    None => research_or(searcher, &b, left, node_limit)?,
                 }
             }
-            pick.expect("a proven root has a proven child")
-        })
+            Kind::And => {
+                let mut pick: Option<Pick> = None;
+                for &mv in &moves {
+                    let len = match proven(searcher, mv)? {
+                        Some(len) => len,
+                        None => {
+                            let mut child = b.clone_compact();
+                            child.apply_move(mv);
+                            research_child(searcher, &child, left - 1, node_limit)?
+                        }
+                    };
+                    if pick.is_none_or(|p| len > p.len) {
+                        pick = Some(Pick { mv, len });
+                    }
+                }
+                pick.expect("a defender with moves has a pick")
+            }
+        };
+        h = keys.after(&b, h, pick.mv);
+        b.apply_move(pick.mv);
+        line.push(pick.mv);
+        kind = kind.flip();
     }
+    let start = Position::from_sfen(&board.to_sfen(None)).map_err(|e| {
+        Reason::LineRejected(format!("the root does not read back from SFEN: {e}"))
+    })?;
+    check_line(&start, root, &line).map_err(Reason::LineRejected)?;
+    Ok(line)
+}
 
-    /// A defender's reply `child` (an attacker position) lost its proof: searched again
-    /// as a root; the length of its proof.
-    fn research_child(
-        &mut self,
-        child: &Board,
-        left: u32,
-        node_limit: u64,
-        counters: &mut Counters,
-    ) -> Result<u16, Reason> {
-        let what = "the reply leading to ";
-        self.research(child, left, node_limit, counters, what, |_, v| v.len)
-    }
-
-    /// The attacker's position `b`, proven before, searched again as a root with `left`
-    /// plies left on the solver's table: `read` of the machine and the root's value, or
-    /// an unreadable line (`what` and the position named) if the search does not prove it.
-    fn research<T>(
-        &mut self,
-        b: &Board,
-        left: u32,
-        node_limit: u64,
-        counters: &mut Counters,
-        what: &str,
-        read: impl FnOnce(&Machine, Value) -> T,
-    ) -> Result<T, Reason> {
-        let mut machine = Machine::new(self.config, &mut self.table, counters, node_limit)
-            .with_stop(self.stop.as_deref());
-        let v = machine.run(b, Kind::Or, left)?;
-        if v.pn != 0 {
-            return Err(Reason::LineUnreadable(format!(
-                "{what}{} was proven but a search of it alone does not prove it",
-                b.to_sfen(None)
-            )));
+/// The attacker's position `b` had no proven child in the table: searched again as a
+/// root, its proven child of least length from the root frame.
+fn research_or<S: Searcher + ?Sized>(
+    searcher: &mut S,
+    b: &Board,
+    left: u32,
+    node_limit: u64,
+) -> Result<Pick, Reason> {
+    research(searcher, b, left, node_limit, "")?;
+    let mut pick: Option<Pick> = None;
+    for (mv, value) in searcher.root_children()? {
+        if value.pn == 0 && pick.is_none_or(|p| value.len < p.len) {
+            pick = Some(Pick { mv, len: value.len });
         }
-        Ok(read(&machine, v))
     }
+    pick.ok_or_else(|| {
+        Reason::LineUnreadable(format!(
+            "{} was proven again but its frame holds no proven child",
+            b.to_sfen(None)
+        ))
+    })
+}
+
+/// A defender's reply `child` (an attacker position) lost its proof: searched again as a
+/// root; the length of its proof.
+fn research_child<S: Searcher + ?Sized>(
+    searcher: &mut S,
+    child: &Board,
+    left: u32,
+    node_limit: u64,
+) -> Result<u16, Reason> {
+    research(searcher, child, left, node_limit, "the reply leading to ")
+}
+
+/// The attacker's position `b`, proven before, searched again as a root with `left` plies
+/// left on the solve's table: the length of its proof, or an unreadable line (`what` and
+/// the position named) if the search does not prove it.
+fn research<S: Searcher + ?Sized>(
+    searcher: &mut S,
+    b: &Board,
+    left: u32,
+    node_limit: u64,
+    what: &str,
+) -> Result<u16, Reason> {
+    let v = searcher.search(b, Kind::Or, left, node_limit)?;
+    if v.pn != 0 {
+        return Err(Reason::LineUnreadable(format!(
+            "{what}{} was proven but a search of it alone does not prove it",
+            b.to_sfen(None)
+        )));
+    }
+    Ok(v.len)
 }
 
 /// Checks a mating line from `pos`, a root of `root`, with the reference: an odd number

@@ -102,6 +102,9 @@ pub enum Reason {
     /// The line read from the proof failed the reference's check (a hash collision).
     #[error("the mating line failed the reference's check: {0}")]
     LineRejected(String),
+    /// The engine that searches failed (the simulated chip: no answer, or a harness error).
+    #[error("the engine failed: {0}")]
+    Engine(String),
 }
 
 /// The answer of a solve.
@@ -131,12 +134,109 @@ pub struct Outcome {
     pub counters: Counters,
 }
 
+/// What a solve needs of the machine that runs its searches: the model's
+/// [`Machine`] over its table ([`Solver`]), or the chip (`tsume::hw_solver`). A solve
+/// ([`solve_on`]) and its line ([`line::line`]) are written once, over this.
+pub trait Searcher {
+    /// The geometry of the frames and the table.
+    fn config(&self) -> Config;
+    /// A new solve: the table emptied, the counters zeroed.
+    fn begin(&mut self) -> Result<(), Reason>;
+    /// One df-pn search of `board`, a root of `kind` with `plies` plies left, on the
+    /// solve's table, until the counters' nodes (summed over the solve) reach
+    /// `node_limit`: the root's value.
+    fn search(
+        &mut self,
+        board: &rsshogi::board::Position,
+        kind: Kind,
+        plies: u32,
+        node_limit: u64,
+    ) -> Result<machine::Value, Reason>;
+    /// The root's children after the last search, with their values in its frame.
+    fn root_children(&mut self) -> Result<Vec<(Move, machine::Value)>, Reason>;
+    /// A table read that no counter counts (the line's).
+    fn lookup(&mut self, key: u64) -> Result<Option<table::Found>, Reason>;
+    /// The counters of the solve so far.
+    fn counters(&self) -> Counters;
+}
+
+/// Solves `pos` on `searcher` with its side to move playing `limits.root`: df-pn from the
+/// root within the plies the frames hold ([`Config::root_plies`]); after a mate of `L`
+/// plies with `limits.shortest`, searches again within 1, 3, 5, ... plies (2, 4, 6, ...
+/// from a defender's root) up to `L - 2` until one proves the root.
+pub fn solve_on<S: Searcher + ?Sized>(searcher: &mut S, pos: &Position, limits: Limits) -> Outcome {
+    let board = pos.inner();
+    let kind = limits.root.kind(board);
+    let outcome = |result, pv, shortest, s: &S| Outcome {
+        result,
+        pv,
+        shortest,
+        root: kind,
+        counters: s.counters(),
+    };
+    if let Err(reason) = searcher.begin() {
+        return outcome(SearchResult::Unknown(reason), vec![], false, searcher);
+    }
+    if kind == Kind::And && !board.is_in_check() {
+        let result = SearchResult::Unknown(Reason::DefenderNotInCheck);
+        return outcome(result, vec![], false, searcher);
+    }
+    let config = searcher.config();
+    let plies = config.root_plies(kind);
+    let root = match searcher.search(board, kind, plies, limits.nodes) {
+        Ok(v) => v,
+        Err(reason) => {
+            return outcome(SearchResult::Unknown(reason), vec![], false, searcher);
+        }
+    };
+    if root.pn != 0 {
+        let result = if root.bounded {
+            SearchResult::Unknown(Reason::PlyLimit {
+                plies,
+                max_plies: config.max_plies,
+            })
+        } else {
+            SearchResult::NoMate
+        };
+        return outcome(result, vec![], false, searcher);
+    }
+    let mut pv = match line::line(searcher, board, kind, plies, limits.nodes) {
+        Ok(pv) => pv,
+        Err(reason) => {
+            return outcome(SearchResult::Unknown(reason), vec![], false, searcher);
+        }
+    };
+    if !limits.shortest {
+        return outcome(SearchResult::Mate, pv, false, searcher);
+    }
+    // Iterative deepening below the line's length: the first bound that proves the
+    // root is the minimax distance; none (all disproven) leaves the line as it is.
+    let mut bound = if kind == Kind::Or { 1 } else { 2 };
+    while bound + 2 <= pv.len() as u32 {
+        match searcher.search(board, kind, bound, limits.nodes) {
+            Ok(v) if v.pn == 0 => match line::line(searcher, board, kind, bound, limits.nodes) {
+                Ok(line) => {
+                    pv = line;
+                    break;
+                }
+                Err(_) => return outcome(SearchResult::Mate, pv, false, searcher),
+            },
+            Ok(_) => bound += 2,
+            Err(_) => return outcome(SearchResult::Mate, pv, false, searcher),
+        }
+    }
+    outcome(SearchResult::Mate, pv, true, searcher)
+}
+
 /// The solver: its geometry and its table (cleared at the start of every solve, so
 /// that a solve's counters depend on nothing before it).
 pub struct Solver {
     config: Config,
     table: Table,
+    counters: Counters,
     stop: Option<Arc<AtomicBool>>,
+    /// The root's children after the last search.
+    root: Vec<machine::Child>,
 }
 
 impl Solver {
@@ -146,7 +246,9 @@ impl Solver {
         Solver {
             config,
             table,
+            counters: Counters::default(),
             stop: None,
+            root: Vec::new(),
         }
     }
 
@@ -163,86 +265,52 @@ impl Solver {
         &self.config
     }
 
-    /// Solves `pos` with its side to move playing `limits.root`: df-pn from the root
-    /// within the plies the frames hold ([`Config::root_plies`]); after a mate of `L`
-    /// plies with `limits.shortest`, searches again within 1, 3, 5, ... plies (2, 4, 6,
-    /// ... from a defender's root) up to `L - 2` until one proves the root.
+    /// Solves `pos` ([`solve_on`] with the model).
     pub fn solve(&mut self, pos: &Position, limits: Limits) -> Outcome {
-        self.table.clear();
-        let mut counters = Counters::default();
-        let board = pos.inner();
-        let kind = limits.root.kind(board);
-        let outcome = |result, pv, shortest, counters| Outcome {
-            result,
-            pv,
-            shortest,
-            root: kind,
-            counters,
-        };
-        if kind == Kind::And && !board.is_in_check() {
-            let result = SearchResult::Unknown(Reason::DefenderNotInCheck);
-            return outcome(result, vec![], false, counters);
-        }
-        let plies = self.config.root_plies(kind);
-        let root = match self.search(board, kind, plies, limits.nodes, &mut counters) {
-            Ok(v) => v,
-            Err(reason) => {
-                return outcome(SearchResult::Unknown(reason), vec![], false, counters);
-            }
-        };
-        if root.pn != 0 {
-            let result = if root.bounded {
-                SearchResult::Unknown(Reason::PlyLimit {
-                    plies,
-                    max_plies: self.config.max_plies,
-                })
-            } else {
-                SearchResult::NoMate
-            };
-            return outcome(result, vec![], false, counters);
-        }
-        let mut pv = match self.line(board, kind, plies, limits.nodes, &mut counters) {
-            Ok(pv) => pv,
-            Err(reason) => {
-                return outcome(SearchResult::Unknown(reason), vec![], false, counters);
-            }
-        };
-        if !limits.shortest {
-            return outcome(SearchResult::Mate, pv, false, counters);
-        }
-        // Iterative deepening below the line's length: the first bound that proves the
-        // root is the minimax distance; none (all disproven) leaves the line as it is.
-        let mut bound = if kind == Kind::Or { 1 } else { 2 };
-        while bound + 2 <= pv.len() as u32 {
-            match self.search(board, kind, bound, limits.nodes, &mut counters) {
-                Ok(v) if v.pn == 0 => {
-                    match self.line(board, kind, bound, limits.nodes, &mut counters) {
-                        Ok(line) => {
-                            pv = line;
-                            break;
-                        }
-                        Err(_) => return outcome(SearchResult::Mate, pv, false, counters),
-                    }
-                }
-                Ok(_) => bound += 2,
-                Err(_) => return outcome(SearchResult::Mate, pv, false, counters),
-            }
-        }
-        outcome(SearchResult::Mate, pv, true, counters)
+        solve_on(self, pos, limits)
+    }
+}
+
+impl Searcher for Solver {
+    fn config(&self) -> Config {
+        self.config
     }
 
-    /// One df-pn search of `board`, a root of `kind`, with `plies` plies left, on the
-    /// solver's table.
+    fn begin(&mut self) -> Result<(), Reason> {
+        self.table.clear();
+        self.counters = Counters::default();
+        Ok(())
+    }
+
     fn search(
         &mut self,
         board: &rsshogi::board::Position,
         kind: Kind,
         plies: u32,
         node_limit: u64,
-        counters: &mut Counters,
     ) -> Result<machine::Value, Reason> {
-        Machine::new(self.config, &mut self.table, counters, node_limit)
-            .with_stop(self.stop.as_deref())
-            .run(board, kind, plies)
+        let mut machine = Machine::new(
+            self.config,
+            &mut self.table,
+            &mut self.counters,
+            node_limit,
+        )
+        .with_stop(self.stop.as_deref());
+        let value = machine.run(board, kind, plies);
+        self.root.clear();
+        self.root.extend_from_slice(machine.root_children());
+        value
+    }
+
+    fn root_children(&mut self) -> Result<Vec<(Move, machine::Value)>, Reason> {
+        Ok(self.root.iter().map(|c| (c.mv, c.value)).collect())
+    }
+
+    fn lookup(&mut self, key: u64) -> Result<Option<table::Found>, Reason> {
+        Ok(self.table.lookup(key))
+    }
+
+    fn counters(&self) -> Counters {
+        self.counters
     }
 }

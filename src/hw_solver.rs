@@ -1,0 +1,236 @@
+//! The chip's df-pn search (`hdl/search/solver_top.spade`): the controller with every
+//! block of the search, driven from Rust as a [`Searcher`], so that a solve on the chip
+//! ([`crate::solver::solve_on`]) is the model's solve with the chip in the model's place.
+//! The chip runs each search by itself; the host loads the root, starts it, and reads the
+//! table and the root's frame for the line.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use marlin::spade::prelude::*;
+use rsshogi::board::Position as Board;
+use rsshogi::types::Move;
+
+use crate::bus;
+use crate::hw::{Chip, bus_model};
+use crate::hw_select::frame_peek_model;
+use crate::position::Position;
+use crate::solver::machine::Value;
+use crate::solver::table::Found;
+use crate::solver::{Config, Counters, Kind, Reason, Searcher};
+
+/// The search on chip (`solver_top`).
+#[spade(src = "hdl/search/solver_top.spade", name = "solver_top")]
+pub struct SolverTop;
+
+bus_model!(SolverTop);
+frame_peek_model!(SolverTop);
+
+/// Driver of [`SolverTop`].
+pub type SolverChip<'ctx> = Chip<'ctx, SolverTop<'ctx>>;
+
+/// The longest wait for the table, the hash or a lookup's answer (a sweep of the table
+/// takes a cycle a set).
+const MAX_WAIT: u64 = 1 << 16;
+
+/// How often (in cycles) a search looks at the stop flag.
+const STOP_POLL: u64 = 1 << 12;
+
+/// Where the cycles of the searches went (the chip's counters, by controller state).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cycles {
+    /// Every cycle from a start to its result.
+    pub total: u64,
+    /// Waiting to expand: the hash after a move made, the table after a store.
+    pub wait: u64,
+    /// Expanding: the move generator, the child hashes, the probes, the frame writes.
+    pub expand: u64,
+    /// Selecting: the scans of the frames.
+    pub select: u64,
+    /// Descending: the node limit, the move made.
+    pub descend: u64,
+    /// Returning: the store, the move taken back, the parent's child entry.
+    pub ret: u64,
+}
+
+/// The chip as a [`Searcher`].
+pub struct ChipSearcher<'ctx> {
+    chip: SolverChip<'ctx>,
+    config: Config,
+    stop: Option<Arc<AtomicBool>>,
+    max_cycles: u64,
+}
+
+impl<'ctx> ChipSearcher<'ctx> {
+    /// The chip `chip`, built for the geometry `config` (swim.toml [search]); a search that
+    /// runs `max_cycles` cycles without an answer fails.
+    pub fn new(chip: SolverChip<'ctx>, config: Config, max_cycles: u64) -> ChipSearcher<'ctx> {
+        ChipSearcher {
+            chip,
+            config,
+            stop: None,
+            max_cycles,
+        }
+    }
+
+    /// A flag another thread may set to stop the searches that follow (the chip's `stop`).
+    pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.stop = stop;
+    }
+
+    /// The chip's cycle counters since the solve began.
+    pub fn cycles(&self) -> Cycles {
+        let m = self.chip.model();
+        Cycles {
+            total: m.cycles,
+            wait: m.wait_cycles,
+            expand: m.expand_cycles,
+            select: m.select_cycles,
+            descend: m.descend_cycles,
+            ret: m.return_cycles,
+        }
+    }
+
+    /// The driver, for waveforms and ports.
+    pub fn chip(&mut self) -> &mut SolverChip<'ctx> {
+        &mut self.chip
+    }
+
+    /// Ticks until `ready` holds, at most [`MAX_WAIT`] cycles.
+    fn wait(&mut self, what: &str, ready: impl Fn(&SolverTop) -> bool) -> Result<(), Reason> {
+        let mut waited = 0;
+        while !ready(self.chip.model()) {
+            if waited >= MAX_WAIT {
+                return Err(Reason::Engine(format!(
+                    "{what}: not ready {MAX_WAIT} cycles on"
+                )));
+            }
+            self.chip.tick();
+            waited += 1;
+        }
+        Ok(())
+    }
+
+    /// One cycle with `set` applied to the inputs, then `unset`.
+    fn pulse(&mut self, set: impl FnOnce(&mut SolverTop), unset: impl FnOnce(&mut SolverTop)) {
+        set(self.chip.model_mut());
+        self.chip.tick();
+        unset(self.chip.model_mut());
+    }
+}
+
+/// The chip's `rep` (7 bits, 127 none) in the model's terms.
+fn value_of(m: &SolverTop) -> Value {
+    Value {
+        pn: m.r_pn,
+        dn: m.r_dn,
+        len: m.r_len,
+        rep: crate::hw_select::rep_from_chip(m.r_rep),
+        bounded: m.r_bounded == 1,
+    }
+}
+
+impl Searcher for ChipSearcher<'_> {
+    fn config(&self) -> Config {
+        self.config
+    }
+
+    fn begin(&mut self) -> Result<(), Reason> {
+        self.wait("idle", |m| m.busy == 0)?;
+        self.wait("table", |m| m.tt_ready == 1)?;
+        self.pulse(|m| m.clear = 1, |m| m.clear = 0);
+        self.wait("table", |m| m.tt_ready == 1)
+    }
+
+    fn search(
+        &mut self,
+        board: &Board,
+        kind: Kind,
+        plies: u32,
+        node_limit: u64,
+    ) -> Result<Value, Reason> {
+        // A root is the solve's position or one reached from it by legal moves.
+        self.chip.load(&Position::from_inner_unchecked(board.clone_compact()));
+        self.chip.tick();
+        self.wait("the root's hash", |m| m.hash_valid == 1)?;
+        let and_root = kind == Kind::And;
+        self.pulse(
+            |m| {
+                m.start = 1;
+                m.root_left = plies as u16;
+                m.root_and = u8::from(and_root);
+                m.node_limit = node_limit;
+            },
+            |m| m.start = 0,
+        );
+        let mut cycles = 1u64;
+        while self.chip.model().done == 0 {
+            if cycles.is_multiple_of(STOP_POLL)
+                && let Some(stop) = &self.stop
+                && stop.load(Ordering::Relaxed)
+            {
+                self.chip.model_mut().stop = 1;
+            }
+            if cycles >= self.max_cycles {
+                return Err(Reason::Engine(format!(
+                    "no answer {} cycles after the start",
+                    self.max_cycles
+                )));
+            }
+            self.chip.tick();
+            cycles += 1;
+        }
+        self.chip.model_mut().stop = 0;
+        let m = self.chip.model();
+        match m.result {
+            0 => Ok(value_of(m)),
+            1 => Err(Reason::NodeLimit { nodes: node_limit }),
+            2 => Err(Reason::Stopped),
+            _ => Err(Reason::ChildLimit {
+                children: usize::from(m.children),
+                max_children: self.config.max_children,
+            }),
+        }
+    }
+
+    fn root_children(&mut self) -> Result<Vec<(Move, Value)>, Reason> {
+        let n = usize::from(self.chip.model().root_n);
+        let mut children = Vec::with_capacity(n);
+        for i in 0..n {
+            let (word, value) = self.chip.peek_child(0, i);
+            let mv = bus::decode_move(word)
+                .map_err(|e| Reason::Engine(format!("root child {i}: {e}")))?;
+            children.push((mv, value));
+        }
+        Ok(children)
+    }
+
+    fn lookup(&mut self, key: u64) -> Result<Option<Found>, Reason> {
+        self.wait("table", |m| m.tt_ready == 1)?;
+        self.pulse(
+            |m| {
+                m.lookup = 1;
+                m.key = key;
+            },
+            |m| m.lookup = 0,
+        );
+        self.wait("a lookup's answer", |m| m.a_valid == 1)?;
+        let m = self.chip.model();
+        Ok((m.a_found == 1).then_some(Found {
+            pn: m.a_pn,
+            dn: m.a_dn,
+            len: m.a_len,
+            bounded: m.a_bounded == 1,
+        }))
+    }
+
+    fn counters(&self) -> Counters {
+        let m = self.chip.model();
+        Counters {
+            nodes: m.nodes,
+            expansions: m.expansions,
+            probes: m.probes,
+            stores: m.stores,
+        }
+    }
+}
