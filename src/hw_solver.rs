@@ -36,6 +36,10 @@ const MAX_WAIT: u64 = 1 << 16;
 /// How often (in cycles) a search looks at the stop flag.
 const STOP_POLL: u64 = 1 << 12;
 
+/// More cycles than any node takes (a node of 128 children takes a few hundred): a search
+/// that runs this many cycles for every node it may still make, and one more, has hung.
+const CYCLES_PER_NODE: u64 = 1 << 12;
+
 /// Where the cycles of the searches went (the chip's counters, by controller state).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Cycles {
@@ -58,18 +62,15 @@ pub struct ChipSearcher<'ctx> {
     chip: SolverChip<'ctx>,
     config: Config,
     stop: Option<Arc<AtomicBool>>,
-    max_cycles: u64,
 }
 
 impl<'ctx> ChipSearcher<'ctx> {
-    /// The chip `chip`, built for the geometry `config` (swim.toml [search]); a search that
-    /// runs `max_cycles` cycles without an answer fails.
-    pub fn new(chip: SolverChip<'ctx>, config: Config, max_cycles: u64) -> ChipSearcher<'ctx> {
+    /// The chip `chip`, built for the geometry `config` (swim.toml [search]).
+    pub fn new(chip: SolverChip<'ctx>, config: Config) -> ChipSearcher<'ctx> {
         ChipSearcher {
             chip,
             config,
             stop: None,
-            max_cycles,
         }
     }
 
@@ -150,19 +151,29 @@ impl Searcher for ChipSearcher<'_> {
         node_limit: u64,
     ) -> Result<Value, Reason> {
         // A root is the solve's position or one reached from it by legal moves.
-        self.chip.load(&Position::from_inner_unchecked(board.clone_compact()));
+        self.chip
+            .load(&Position::from_inner_unchecked(board.clone_compact()));
         self.chip.tick();
         self.wait("the root's hash", |m| m.hash_valid == 1)?;
         let and_root = kind == Kind::And;
+        let stopped = self
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed));
         self.pulse(
             |m| {
                 m.start = 1;
+                m.stop = u8::from(stopped);
                 m.root_left = plies as u16;
                 m.root_and = u8::from(and_root);
                 m.node_limit = node_limit;
             },
             |m| m.start = 0,
         );
+        let hung = node_limit
+            .saturating_sub(self.chip.model().nodes)
+            .saturating_add(1)
+            .saturating_mul(CYCLES_PER_NODE);
         let mut cycles = 1u64;
         while self.chip.model().done == 0 {
             if cycles.is_multiple_of(STOP_POLL)
@@ -171,10 +182,10 @@ impl Searcher for ChipSearcher<'_> {
             {
                 self.chip.model_mut().stop = 1;
             }
-            if cycles >= self.max_cycles {
+            if cycles >= hung {
                 return Err(Reason::Engine(format!(
-                    "no answer {} cycles after the start",
-                    self.max_cycles
+                    "no answer {cycles} cycles after the start of a search of at most {} nodes",
+                    node_limit.saturating_sub(self.chip.model().nodes)
                 )));
             }
             self.chip.tick();

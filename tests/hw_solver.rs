@@ -1,37 +1,213 @@
-//! The chip's df-pn search (`solver_top`) against the model: every solve on the chip must
-//! equal the model's solve, result, line and counters (nodes, expansions, probes, stores).
+//! The chip's df-pn search (`solver_top`, driven as a `Searcher` by `tsume::hw_solver`)
+//! against the model (`tsume::solver::Solver`): a solve on the chip must equal the model's
+//! solve, result, line, shortest flag and counters (nodes, expansions, probes, stores), on
+//! the problem suite (with the nshogi samples), on fresh random positions every run (seed
+//! printed on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number), and at
+//! the limits (nodes, the child limit, a stop), each solve on the chip the last one left.
+//! Prints the chip's cycles a node.
 
 mod common;
 
-use std::time::Instant;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
-use tsume::hw_solver::{ChipSearcher, SolverChip};
-use tsume::solver::{Config, Limits, Root, Solver, solve_on};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use tsume::hw_solver::{ChipSearcher, Cycles, SolverChip};
+use tsume::position::Position;
+use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
+use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver, solve_on};
+
+/// Random positions per default run.
+const POSITIONS: usize = 100;
+/// The node limit of a suite problem: longer ones end `unknown` in both engines.
+const SUITE_NODES: u64 = 5_000;
+/// 593 legal moves: more checks than a frame holds.
+const CROWDED: &str = "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1";
 
 fn config() -> Config {
     Config::from_manifest(&common::root().join("swim.toml")).expect("swim.toml [search]")
 }
 
+/// The two engines side by side, and what the chip's solves cost.
+struct Twins<'ctx> {
+    chip: ChipSearcher<'ctx>,
+    model: Solver,
+    nodes: u64,
+    cycles: Cycles,
+}
+
+impl<'ctx> Twins<'ctx> {
+    fn new(runtime: &'ctx tsume::marlin::spade::SpadeRuntime) -> Twins<'ctx> {
+        let chip = SolverChip::new(runtime, None).expect("the solver_top model");
+        Twins {
+            chip: ChipSearcher::new(chip, config()),
+            model: Solver::new(config()),
+            nodes: 0,
+            cycles: Cycles::default(),
+        }
+    }
+
+    /// `pos` solved by both: the chip's outcome, or the difference.
+    fn solve(&mut self, what: &str, pos: &Position, limits: Limits) -> Result<Outcome, String> {
+        let want = self.model.solve(pos, limits);
+        let got = solve_on(&mut self.chip, pos, limits);
+        let c = self.chip.cycles();
+        self.nodes += got.counters.nodes;
+        self.cycles.total += c.total;
+        self.cycles.wait += c.wait;
+        self.cycles.expand += c.expand;
+        self.cycles.select += c.select;
+        self.cycles.descend += c.descend;
+        self.cycles.ret += c.ret;
+        if got == want {
+            Ok(got)
+        } else {
+            Err(format!(
+                "{what} ({pos}, {limits:?}):\n  chip  {got:?}\n  model {want:?}"
+            ))
+        }
+    }
+
+    fn report(&self, what: &str) {
+        let c = &self.cycles;
+        let per = |x: u64| x as f64 / self.nodes.max(1) as f64;
+        eprintln!(
+            "{what}: {} nodes, {} cycles, {:.1} cycles a node (wait {:.1}, expand {:.1}, \
+             select {:.1}, descend {:.1}, return {:.1})",
+            self.nodes,
+            c.total,
+            per(c.total),
+            per(c.wait),
+            per(c.expand),
+            per(c.select),
+            per(c.descend),
+            per(c.ret)
+        );
+    }
+}
+
+fn limits(nodes: u64, shortest: bool, root: Root) -> Limits {
+    Limits {
+        nodes,
+        shortest,
+        root,
+    }
+}
+
 #[test]
-fn suite_problems_solve_as_in_the_model() {
+fn the_suite_solves_as_in_the_model() {
     let runtime = common::runtime();
-    let chip = SolverChip::new(&runtime, None).unwrap();
-    let mut searcher = ChipSearcher::new(chip, config(), 1 << 30);
-    let mut model = Solver::new(config());
+    let mut twins = Twins::new(&runtime);
     let mut failures = Vec::new();
+    let mut mates = 0;
     for (p, pos) in common::suite() {
         if p.solve_only.is_some() {
             continue;
         }
-        let limits = Limits { nodes: 20_000, shortest: true, root: Root::Attacker };
-        let want = model.solve(&pos, limits);
-        let t = Instant::now();
-        let got = solve_on(&mut searcher, &pos, limits);
-        let c = searcher.cycles();
-        eprintln!("{}: {:?} nodes {} cycles {} ({:.1}/node) {:.2}s", p.id, got.result, got.counters.nodes, c.total, c.total as f64 / got.counters.nodes.max(1) as f64, t.elapsed().as_secs_f64());
-        if got != want {
-            failures.push(format!("{}: chip {got:?}\nmodel {want:?}", p.id));
+        match twins.solve(&p.id, &pos, limits(SUITE_NODES, true, Root::Attacker)) {
+            Ok(out) => mates += usize::from(out.result == SearchResult::Mate),
+            Err(e) => failures.push(e),
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    twins.report("suite");
+    assert!(
+        mates >= 30,
+        "only {mates} suite problems proven within {SUITE_NODES} nodes"
+    );
+    common::assert_no_failures(&failures, "suite problems differ from the model", 0);
+}
+
+#[test]
+fn random_positions_solve_as_in_the_model() {
+    let seed = seed_from_env();
+    let mut g = TsumeGenerator::new(seed);
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x50_1e);
+    let runtime = common::runtime();
+    let mut twins = Twins::new(&runtime);
+    let mut failures = Vec::new();
+    let (mut mates, mut nomates, mut limited, mut defenders) = (0, 0, 0, 0);
+    for i in 0..common::random_count(POSITIONS) {
+        let pos = g.next_position(PositionKind::Any);
+        let nodes = rng.random_range(0..400);
+        let lim = limits(nodes, rng.random_bool(0.5), Root::Auto);
+        match twins.solve(&format!("random position {i}"), &pos, lim) {
+            Ok(out) => {
+                defenders += usize::from(pos.in_check());
+                match out.result {
+                    SearchResult::Mate => mates += 1,
+                    SearchResult::NoMate => nomates += 1,
+                    SearchResult::Unknown(Reason::NodeLimit { .. }) => limited += 1,
+                    SearchResult::Unknown(_) => {}
+                }
+            }
+            Err(e) => failures.push(e),
+        }
+    }
+    twins.report("random positions");
+    eprintln!(
+        "{mates} mates, {nomates} no mates, {limited} node limits, {defenders} defender roots"
+    );
+    common::assert_no_failures(&failures, "random positions differ from the model", seed);
+    if common::random_count(POSITIONS) >= POSITIONS {
+        assert!(
+            mates > 0 && nomates > 0 && limited > 0 && defenders > 0,
+            "seed {seed}: a kind of answer never occurred"
+        );
+    }
+}
+
+#[test]
+fn limits_and_stops_leave_the_chip_ready() {
+    let runtime = common::runtime();
+    let mut twins = Twins::new(&runtime);
+    let mate3 = common::pos("3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1");
+    let run = |twins: &mut Twins, what: &str, pos: &Position, lim: Limits| {
+        Some(
+            twins
+                .solve(what, pos, lim)
+                .unwrap_or_else(|e| panic!("{e}")),
+        )
+    };
+    // The child limit: the root's checks do not fit a frame.
+    let crowded = common::pos(CROWDED);
+    let out = run(&mut twins, "crowded", &crowded, Limits::default());
+    assert!(matches!(
+        out.map(|o| o.result),
+        Some(SearchResult::Unknown(Reason::ChildLimit { .. }))
+    ));
+    // A node limit in the middle of a search, then the same problem whole.
+    for nodes in [0, 1, 7, 30] {
+        let out = run(
+            &mut twins,
+            "node limit",
+            &mate3,
+            limits(nodes, false, Root::Attacker),
+        );
+        assert!(matches!(
+            out.map(|o| o.result),
+            Some(SearchResult::Unknown(Reason::NodeLimit { .. }))
+        ));
+    }
+    let out = run(
+        &mut twins,
+        "after the limits",
+        &mate3,
+        limits(u64::MAX, true, Root::Attacker),
+    );
+    assert_eq!(out.map(|o| o.pv.len()), Some(3));
+    // A stop asked for before the search: stopped before its first move in both.
+    let stop = Arc::new(AtomicBool::new(true));
+    twins.chip.set_stop(Some(stop.clone()));
+    twins.model.set_stop(Some(stop));
+    let out = run(&mut twins, "stopped", &mate3, Limits::default());
+    assert!(matches!(
+        out.map(|o| o.result),
+        Some(SearchResult::Unknown(Reason::Stopped))
+    ));
+    twins.chip.set_stop(None);
+    twins.model.set_stop(None);
+    let out = run(&mut twins, "after the stop", &mate3, Limits::default());
+    assert_eq!(out.map(|o| o.result), Some(SearchResult::Mate));
 }

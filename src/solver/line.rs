@@ -86,9 +86,8 @@ pub fn line<S: Searcher + ?Sized>(
         line.push(pick.mv);
         kind = kind.flip();
     }
-    let start = Position::from_sfen(&board.to_sfen(None)).map_err(|e| {
-        Reason::LineRejected(format!("the root does not read back from SFEN: {e}"))
-    })?;
+    let start = Position::from_sfen(&board.to_sfen(None))
+        .map_err(|e| Reason::LineRejected(format!("the root does not read back from SFEN: {e}")))?;
     check_line(&start, root, &line).map_err(Reason::LineRejected)?;
     Ok(line)
 }

@@ -289,13 +289,9 @@ impl Searcher for Solver {
         plies: u32,
         node_limit: u64,
     ) -> Result<machine::Value, Reason> {
-        let mut machine = Machine::new(
-            self.config,
-            &mut self.table,
-            &mut self.counters,
-            node_limit,
-        )
-        .with_stop(self.stop.as_deref());
+        let mut machine =
+            Machine::new(self.config, &mut self.table, &mut self.counters, node_limit)
+                .with_stop(self.stop.as_deref());
         let value = machine.run(board, kind, plies);
         self.root.clear();
         self.root.extend_from_slice(machine.root_children());

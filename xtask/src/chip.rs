@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use tsume::hw::{ChipMoves, MovegenChip};
+use tsume::hw::{Chip, ChipMoves, ClockedModel, MovegenChip};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
 use tsume::reference::{Mode, MoveSet};
@@ -65,20 +65,33 @@ pub fn open<'ctx>(
     runtime: &'ctx SpadeRuntime,
     vcd: Option<&Path>,
 ) -> Result<(MovegenChip<'ctx>, Duration)> {
+    open_top(runtime, vcd, "movegen_top", "sim")
+}
+
+/// Build (or take from marlin's cache) the Verilator model of the top `name` (M), traced
+/// into `vcd` if given, with a spinner; `command` names the xtask command in its notes.
+pub fn open_top<'ctx, M: ClockedModel<'ctx>>(
+    runtime: &'ctx SpadeRuntime,
+    vcd: Option<&Path>,
+    name: &str,
+    command: &str,
+) -> Result<(Chip<'ctx, M>, Duration)> {
     let stage = if vcd.is_some() {
         // marlin keeps the traced model apart from the untraced one.
         eprintln!(
-            "sim: --vcd builds a second Verilator model of movegen_top, with tracing: about \
-             two minutes the first time and after each change of the Verilog, then reused"
+            "{command}: --vcd builds a second Verilator model of {name}, with tracing: a few \
+             minutes the first time and after each change of the Verilog, then reused"
         );
-        Stage::start("traced Verilator model of movegen_top")
+        Stage::start(format!("traced Verilator model of {name}"))
     } else {
-        Stage::start("Verilator model of movegen_top (about a minute when the Verilog changed)")
+        Stage::start(format!(
+            "Verilator model of {name} (a minute or more when the Verilog changed)"
+        ))
     };
     let start = Instant::now();
     let chip = {
         let _quiet = StdoutToStderr::new();
-        MovegenChip::new(runtime, vcd)
+        Chip::<M>::new(runtime, vcd)
     };
     match chip {
         Ok(chip) => {

@@ -149,7 +149,7 @@ pub fn run(args: &SimArgs) -> Result<()> {
 }
 
 /// An error naming `vcd` when it cannot be written, before any model is built.
-fn check_writable(vcd: &Path) -> Result<()> {
+pub(crate) fn check_writable(vcd: &Path) -> Result<()> {
     std::fs::File::create(vcd).with_context(|| {
         format!(
             "cannot write the waveform to {}: give --vcd a file in a folder that exists and \

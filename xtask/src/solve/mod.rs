@@ -1,6 +1,6 @@
-//! `cargo xtask solve`: tsume problems solved by the search of docs/search.md. The engine
-//! is the software model (`tsume::solver`); the chip's search controller joins as a second
-//! engine when it exists.
+//! `cargo xtask solve`: tsume problems solved by the search of docs/search.md, on the
+//! simulated chip (`solver_top`, the default) or by the software model (`tsume::solver`,
+//! `--engine reference`); the suite runs both side by side.
 //!
 //! - `--sfen`: one position, as a report (board, result, line, counters, time);
 //! - `--positions FILE`: one line per position, readable or JSON (`--json`);
@@ -17,8 +17,12 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
+use tsume::hw_solver::{ChipSearcher, Cycles, SolverTop};
+use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
-use tsume::solver::{Config, Kind, Limits, Outcome, Reason, Root, SearchResult, Solver};
+use tsume::solver::{
+    Config, Kind, Limits, Outcome, Reason, Root, SearchResult, Searcher, Solver, solve_on,
+};
 
 use crate::manifest::Manifest;
 use crate::sim::{Input, catch, read_positions};
@@ -32,10 +36,10 @@ const BAR_AFTER: Duration = Duration::from_secs(2);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SolveEngine {
+    /// The chip's search (`solver_top`, simulated by Verilator).
+    Hardware,
     /// The software model of the search (`tsume::solver`).
     Reference,
-    /// The chip's search controller.
-    Hardware,
 }
 
 /// Which side the side to move plays (`--root`).
@@ -63,9 +67,15 @@ impl RootArg {
 
 #[derive(Debug, Args)]
 pub struct SolveArgs {
-    /// Which search answers.
-    #[arg(long, value_enum, default_value_t = SolveEngine::Reference)]
+    /// Which search answers: the simulated chip, or the software model (faster; any table
+    /// size). The suite runs the model beside the chip and fails on any difference.
+    #[arg(long, value_enum, default_value_t = SolveEngine::Hardware)]
     pub engine: SolveEngine,
+    /// Write a waveform of the whole run (every signal of the chip) to this VCD file; the
+    /// first such run builds a second, traced model. Hardware engine only; short runs only
+    /// (the file grows by megabytes a thousand cycles).
+    #[arg(long, value_name = "FILE")]
+    pub vcd: Option<PathBuf>,
     /// One position in SFEN: quote it, or give its words after --sfen
     /// (`--sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1`). A leading `sfen` and the move
     /// number are optional. Which side attacks: --root.
@@ -75,8 +85,9 @@ pub struct SolveArgs {
     /// `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     pub positions: Option<PathBuf>,
-    /// One JSON object per position and line: {"sfen", "root", "result", "pv", "plies", "nodes",
-    /// "expansions", "probes"} (+ "reason" for unknown), or {"sfen", "error"}.
+    /// One JSON object per position and line: {"sfen", "engine", "root", "result", "pv",
+    /// "plies", "nodes", "expansions", "probes", "stores"} (+ "cycles" on the chip, "reason"
+    /// for unknown), or {"sfen", "error"}.
     #[arg(long)]
     pub json: bool,
     /// The problem suite to run when neither --sfen nor --positions is given.
@@ -107,23 +118,84 @@ pub struct SolveArgs {
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
-    if args.engine == SolveEngine::Hardware {
+    let manifest = Manifest::load(&util::project_root())?;
+    let base = manifest.search()?;
+    let hardware = args.engine == SolveEngine::Hardware;
+    if let Some(vcd) = &args.vcd {
+        if !hardware {
+            return Err(Failure::error(
+                2,
+                "--vcd needs the hardware engine: drop `--engine reference`",
+            ));
+        }
+        crate::sim::check_writable(vcd)?;
+    }
+    let runtime: SpadeRuntime;
+    let mut chip = None;
+    if hardware {
+        if args.sfen.is_some() || args.positions.is_some() {
+            fits_the_chip(base, args)?;
+        }
+        runtime = crate::chip::runtime()?;
+        let (top, _) = crate::chip::open_top::<SolverTop>(
+            &runtime,
+            args.vcd.as_deref(),
+            "solver_top",
+            "solve",
+        )?;
+        chip = Some(Chip {
+            searcher: ChipSearcher::new(top, base),
+            clock_mhz: manifest.clock_mhz(None)?,
+        });
+    }
+    let result = run_with(args, base, chip.as_mut());
+    drop(chip);
+    if let Some(vcd) = &args.vcd {
+        eprintln!("waveform written to {}", vcd.display());
+    }
+    result
+}
+
+/// The chip of a hardware run and the clock its cycles are timed at.
+pub struct Chip<'ctx> {
+    pub searcher: ChipSearcher<'ctx>,
+    pub clock_mhz: f64,
+}
+
+/// The chip's memories are built for swim.toml [search]: other sizes are the model's.
+fn fits_the_chip(base: Config, args: &SolveArgs) -> Result<()> {
+    let config = configure(base, args.tt_entries, args.max_plies)?;
+    if config != base {
         return Err(Failure::error(
             2,
-            "--engine hardware: the chip's search controller is not built yet; use \
-             --engine reference (the software model, the default)",
+            format!(
+                "--tt-entries/--max-plies: the chip's table ({} entries) and frames ({}) are \
+                 built from swim.toml [search]; change them there, or solve with \
+                 --engine reference",
+                base.tt_entries(),
+                base.max_plies
+            ),
         ));
     }
-    let base = Manifest::load(&util::project_root())?.search()?;
+    Ok(())
+}
+
+fn run_with(args: &SolveArgs, base: Config, mut chip: Option<&mut Chip>) -> Result<()> {
     if let Some(words) = &args.sfen {
         let text = words.join(" ");
         let config = configure(base, args.tt_entries, args.max_plies)?;
-        return one(&text, config, limits(args, None));
+        return one(&text, config, limits(args, None), chip);
     }
     if let Some(file) = &args.positions {
         let config = configure(base, args.tt_entries, args.max_plies)?;
         let inputs = read_positions(file)?;
-        let failed = many(&inputs, config, limits(args, None), args.json)?;
+        let failed = many(
+            &inputs,
+            config,
+            limits(args, None),
+            args.json,
+            chip.as_deref_mut(),
+        )?;
         let name = if file == Path::new("-") {
             "standard input".to_string()
         } else {
@@ -145,7 +217,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         .suite
         .clone()
         .unwrap_or_else(crate::toolchain::problems_dir);
-    suite::run(&dir, base, args)
+    suite::run(&dir, base, args, chip)
 }
 
 /// The node limit and mode of a run: `--nodes`, else the problem's own, else the default.
@@ -180,19 +252,38 @@ fn configure(base: Config, tt_entries: Option<usize>, max_plies: Option<usize>) 
     Ok(config)
 }
 
-/// A solved position: the outcome and its wall time.
+/// A solved position: the outcome, its wall time, and on the chip its cycles.
 pub struct Solved {
     pub pos: Position,
     pub outcome: Outcome,
     pub time: Duration,
+    pub cycles: Option<Cycles>,
 }
 
-/// The position of `sfen` solved, or what is wrong with the input.
-fn solve(solver: &mut Solver, sfen: &str, limits: Limits) -> Result<Solved, String> {
+/// The position of `sfen` solved on `chip` if given, else by a model of `config`, or what
+/// is wrong with the input.
+fn solve_either(
+    chip: Option<&mut Chip>,
+    config: Config,
+    sfen: &str,
+    limits: Limits,
+) -> Result<Solved, String> {
+    match chip {
+        Some(chip) => {
+            let mut solved = solve(&mut chip.searcher, sfen, limits)?;
+            solved.cycles = Some(chip.searcher.cycles());
+            Ok(solved)
+        }
+        None => solve(&mut Solver::new(config), sfen, limits),
+    }
+}
+
+/// The position of `sfen` solved on `searcher`, or what is wrong with the input.
+fn solve(searcher: &mut dyn Searcher, sfen: &str, limits: Limits) -> Result<Solved, String> {
     let pos =
         catch("the position rules", || Position::from_sfen(sfen))?.map_err(|e| e.to_string())?;
     let start = Instant::now();
-    let outcome = catch("the solver", || solver.solve(&pos, limits))?;
+    let outcome = catch("the solver", || solve_on(searcher, &pos, limits))?;
     if outcome.result == SearchResult::Unknown(Reason::DefenderNotInCheck) {
         return Err(format!("--root defender: {}", Reason::DefenderNotInCheck));
     }
@@ -200,7 +291,24 @@ fn solve(solver: &mut Solver, sfen: &str, limits: Limits) -> Result<Solved, Stri
         pos,
         outcome,
         time: start.elapsed(),
+        cycles: None,
     })
+}
+
+/// `41,234 cycles (52.1 a node): 0.550 ms at 75 MHz (1.44 M nodes/s)`.
+pub fn cycles_text(cycles: &Cycles, nodes: u64, clock_mhz: f64) -> String {
+    let secs = cycles.total as f64 / (clock_mhz * 1e6);
+    let rate = if secs > 0.0 {
+        format!("{:.2} M nodes/s", nodes as f64 / secs / 1e6)
+    } else {
+        "-".to_string()
+    };
+    format!(
+        "{} cycles ({:.1} a node): {:.3} ms at {clock_mhz} MHz ({rate})",
+        cycles.total,
+        cycles.total as f64 / nodes.max(1) as f64,
+        secs * 1e3
+    )
 }
 
 /// The line in USI, space-separated.
@@ -252,9 +360,9 @@ pub fn rate(nodes: u64, time: Duration) -> String {
 }
 
 /// One position as a report on stdout; exit 1 when it is not usable.
-fn one(sfen: &str, config: Config, limits: Limits) -> Result<()> {
-    let mut solver = Solver::new(config);
-    let solved = match solve(&mut solver, sfen, limits) {
+fn one(sfen: &str, config: Config, limits: Limits, mut chip: Option<&mut Chip>) -> Result<()> {
+    let clock_mhz = chip.as_ref().map(|c| c.clock_mhz);
+    let solved = match solve_either(chip.as_deref_mut(), config, sfen, limits) {
         Ok(s) => s,
         Err(error) => {
             return Err(Failure::error(
@@ -289,11 +397,15 @@ fn one(sfen: &str, config: Config, limits: Limits) -> Result<()> {
         config.tt_ways,
         config.max_plies
     ));
+    let engine = if chip.is_some() { "simulated" } else { "model" };
     out.push_str(&format!(
-        "time:   {:.3} s ({})\n",
+        "time:   {:.3} s {engine} ({})\n",
         solved.time.as_secs_f64(),
         rate(c.nodes, solved.time)
     ));
+    if let (Some(cycles), Some(mhz)) = (&solved.cycles, clock_mhz) {
+        out.push_str(&format!("chip:   {}\n", cycles_text(cycles, c.nodes, mhz)));
+    }
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
@@ -306,6 +418,7 @@ pub struct JsonAnswer<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<&'a str>,
     pub sfen: &'a str,
+    pub engine: &'static str,
     pub root: &'static str,
     pub result: &'static str,
     pub pv: Vec<String>,
@@ -313,15 +426,24 @@ pub struct JsonAnswer<'a> {
     pub nodes: u64,
     pub expansions: u64,
     pub probes: u64,
+    pub stores: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
 impl<'a> JsonAnswer<'a> {
-    pub fn new(id: Option<&'a str>, sfen: &'a str, outcome: &Outcome) -> JsonAnswer<'a> {
+    pub fn new(id: Option<&'a str>, sfen: &'a str, solved: &Solved) -> JsonAnswer<'a> {
+        let outcome = &solved.outcome;
         JsonAnswer {
             id,
             sfen,
+            engine: if solved.cycles.is_some() {
+                "hardware"
+            } else {
+                "reference"
+            },
             root: root_word(outcome.root),
             result: result_word(&outcome.result),
             pv: outcome.pv.iter().map(|m| m.to_usi()).collect(),
@@ -329,6 +451,8 @@ impl<'a> JsonAnswer<'a> {
             nodes: outcome.counters.nodes,
             expansions: outcome.counters.expansions,
             probes: outcome.counters.probes,
+            stores: outcome.counters.stores,
+            cycles: solved.cycles.map(|c| c.total),
             reason: match &outcome.result {
                 SearchResult::Unknown(reason) => Some(reason.to_string()),
                 _ => None,
@@ -397,17 +521,20 @@ impl LateBar {
 
 /// Every input solved and printed in input order, one line each; returns how many lines
 /// were not usable positions.
-fn many(inputs: &[Input], config: Config, limits: Limits, json: bool) -> Result<usize> {
-    let mut solver = Solver::new(config);
+fn many(
+    inputs: &[Input],
+    config: Config,
+    limits: Limits,
+    json: bool,
+    mut chip: Option<&mut Chip>,
+) -> Result<usize> {
     let mut bar = LateBar::new(inputs.len() as u64);
     let mut failed = 0;
     for input in inputs {
         bar.start_item(&input.label);
-        let result = solve(&mut solver, &input.sfen, limits);
+        let result = solve_either(chip.as_deref_mut(), config, &input.sfen, limits);
         let line = match (&result, json) {
-            (Ok(s), true) => {
-                serde_json::to_string(&JsonAnswer::new(None, &input.sfen, &s.outcome))?
-            }
+            (Ok(s), true) => serde_json::to_string(&JsonAnswer::new(None, &input.sfen, s))?,
             (Err(error), true) => serde_json::to_string(&JsonError {
                 sfen: &input.sfen,
                 error,
@@ -419,8 +546,12 @@ fn many(inputs: &[Input], config: Config, limits: Limits, json: bool) -> Result<
                 } else {
                     String::new()
                 };
+                let cycles = s
+                    .cycles
+                    .map(|c| format!(", {} cycles", c.total))
+                    .unwrap_or_default();
                 format!(
-                    "{}: {}{line} ({} nodes, {} expansions, {} probes, {:.3} s)",
+                    "{}: {}{line} ({} nodes, {} expansions, {} probes{cycles}, {:.3} s)",
                     input.label,
                     describe(o),
                     o.counters.nodes,

@@ -15,7 +15,7 @@ use serde::Serialize;
 use tsume::problems::{Expected, Problem};
 use tsume::solver::{Config, Reason, SearchResult, Solver};
 
-use super::{JsonAnswer, LateBar, SolveArgs, Solved, configure, limits, solve};
+use super::{Chip, JsonAnswer, LateBar, SolveArgs, Solved, configure, limits, solve};
 use crate::util::Failure;
 
 /// What went wrong with a problem's result, if anything.
@@ -61,11 +61,29 @@ fn expected_text(e: &Expected) -> String {
     }
 }
 
-/// A problem's row: its answer (or why it has none) and what is wrong with it.
+/// A problem's row: its answer (or why it has none), the chip's beside it when the chip
+/// ran it, and what is wrong with them.
 struct Row<'a> {
     problem: &'a Problem,
     answer: Result<Solved, String>,
+    chip: Option<Solved>,
     wrong: Option<String>,
+}
+
+/// How the chip's solve differs from the model's, if it does.
+fn difference(chip: &Solved, model: &Solved) -> Option<String> {
+    let (c, m) = (&chip.outcome, &model.outcome);
+    (c != m).then(|| {
+        format!(
+            "the chip differs from the model: chip {} line [{}] {:?}, model {} line [{}] {:?}",
+            super::describe(c),
+            super::usi(c),
+            c.counters,
+            super::describe(m),
+            super::usi(m),
+            m.counters
+        )
+    })
 }
 
 #[derive(Serialize)]
@@ -74,6 +92,9 @@ struct JsonRow<'a> {
     answer: JsonAnswer<'a>,
     expected: &'a Expected,
     ok: bool,
+    /// On the chip: its solve equals the model's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    same_as_model: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     wrong: Option<&'a str>,
 }
@@ -86,8 +107,10 @@ struct JsonError<'a> {
 }
 
 /// Solves every problem of `dir` (each within its own limits when it is a long problem and
-/// the command line gives none), prints a table or JSON lines, and fails on a wrong result.
-pub fn run(dir: &Path, base: Config, args: &SolveArgs) -> Result<()> {
+/// the command line gives none) with the model and, given the chip, on the chip beside it
+/// (every problem whose table and frames are the chip's and that is not a long problem),
+/// prints a table or JSON lines, and fails on a wrong result or any difference.
+pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chip>) -> Result<()> {
     let problems = crate::sim::load_suite(dir)?;
     let mut bar = LateBar::new(problems.len() as u64);
     let mut solvers: Vec<(Config, Solver)> = Vec::new();
@@ -112,16 +135,27 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs) -> Result<()> {
         };
         let limits = limits(args, own.map(|l| l.nodes));
         let answer = solve(&mut solvers[slot].1, &p.sfen, limits);
+        let on_chip = match (&mut chip, &answer) {
+            (Some(c), Ok(_)) if own.is_none() && config == base => {
+                let mut solved = solve(&mut c.searcher, &p.sfen, limits)
+                    .map_err(|e| anyhow::anyhow!("problem {}: {e}", p.id))?;
+                solved.cycles = Some(c.searcher.cycles());
+                Some(solved)
+            }
+            _ => None,
+        };
         let wrong = match &answer {
             Ok(s) => {
                 total += s.time;
                 judge(&p.expected, s, args.shortest)
+                    .or_else(|| on_chip.as_ref().and_then(|c| difference(c, s)))
             }
             Err(e) => Some(format!("not a usable position: {e}")),
         };
         rows.push(Row {
             problem: p,
             answer,
+            chip: on_chip,
             wrong,
         });
         bar.inc();
@@ -134,9 +168,10 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs) -> Result<()> {
             let p = row.problem;
             let line = match &row.answer {
                 Ok(s) => serde_json::to_string(&JsonRow {
-                    answer: JsonAnswer::new(Some(&p.id), &p.sfen, &s.outcome),
+                    answer: JsonAnswer::new(Some(&p.id), &p.sfen, row.chip.as_ref().unwrap_or(s)),
                     expected: &p.expected,
                     ok: row.wrong.is_none(),
+                    same_as_model: row.chip.as_ref().map(|c| c.outcome == s.outcome),
                     wrong: row.wrong.as_deref(),
                 })?,
                 Err(e) => serde_json::to_string(&JsonError {
@@ -148,7 +183,8 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs) -> Result<()> {
             writeln!(out, "{line}")?;
         }
     } else {
-        write!(out, "{}", table(&rows))?;
+        let clock = chip.as_ref().map(|c| c.clock_mhz);
+        write!(out, "{}", table(&rows, clock))?;
         let nodes: u64 = rows
             .iter()
             .filter_map(|r| r.answer.as_ref().ok())
@@ -163,6 +199,24 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs) -> Result<()> {
             super::rate(nodes, total),
             if args.shortest { ", shortest mode" } else { "" }
         )?;
+        if let Some(mhz) = clock {
+            let on_chip: Vec<&Solved> = rows.iter().filter_map(|r| r.chip.as_ref()).collect();
+            let cycles = on_chip.iter().filter_map(|s| s.cycles).fold(
+                tsume::hw_solver::Cycles::default(),
+                |a, c| tsume::hw_solver::Cycles {
+                    total: a.total + c.total,
+                    ..a
+                },
+            );
+            let nodes: u64 = on_chip.iter().map(|s| s.outcome.counters.nodes).sum();
+            writeln!(
+                out,
+                "on the chip: {} problems, every counter equal to the model's unless marked; \
+                 {}",
+                on_chip.len(),
+                super::cycles_text(&cycles, nodes, mhz)
+            )?;
+        }
     }
     out.flush()?;
     if wrong > 0 {
@@ -184,10 +238,22 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs) -> Result<()> {
     Ok(())
 }
 
-/// The table: problem, expected, result, plies, nodes, time, and what is wrong.
-fn table(rows: &[Row]) -> String {
+/// The table: problem, expected, result, plies, nodes, the model's time, the chip's time
+/// at `clock` MHz (a hardware run), and what is wrong.
+fn table(rows: &[Row], clock: Option<f64>) -> String {
+    let chip_column = match clock {
+        Some(mhz) => format!("chip @ {mhz} MHz"),
+        None => "chip".to_string(),
+    };
     let header = [
-        "problem", "expected", "result", "plies", "nodes", "time", "check",
+        "problem",
+        "expected",
+        "result",
+        "plies",
+        "nodes",
+        "model",
+        &chip_column,
+        "check",
     ]
     .map(String::from)
     .to_vec();
@@ -217,6 +283,13 @@ fn table(rows: &[Row]) -> String {
                     plies,
                     o.counters.nodes.to_string(),
                     format!("{:.3} s", s.time.as_secs_f64()),
+                    match (&row.chip, clock) {
+                        (Some(c), Some(mhz)) => format!(
+                            "{:.3} ms",
+                            c.cycles.map_or(0, |c| c.total) as f64 / (mhz * 1e3)
+                        ),
+                        _ => "-".to_string(),
+                    },
                     check,
                 ]
             }
@@ -224,6 +297,7 @@ fn table(rows: &[Row]) -> String {
                 p.id.clone(),
                 expected_text(&p.expected),
                 "error".to_string(),
+                "-".to_string(),
                 "-".to_string(),
                 "-".to_string(),
                 "-".to_string(),
@@ -242,7 +316,7 @@ fn table(rows: &[Row]) -> String {
         })
         .collect();
     // Numbers right-aligned (plies, nodes, time), the rest left; the last column free.
-    let right = [false, false, false, true, true, true, false];
+    let right = [false, false, false, true, true, true, true, false];
     let mut text = String::new();
     for row in &cells {
         let mut line = String::new();
