@@ -21,8 +21,25 @@ const MATE1: &str = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
 /// Not an SFEN: three ranks instead of nine.
 const NOT_SFEN: &str = "4k4/9/4P4 b G 1";
 
-/// `xtask solve ARGS`, with `stdin` on its standard input.
+/// `xtask solve --engine reference ARGS` (the model: fast), with `stdin` on its standard
+/// input; ARGS may name another engine.
 fn solve(args: &[&str], stdin: &str) -> Output {
+    let engine: &[&str] = if args.contains(&"--engine") {
+        &[]
+    } else {
+        &["--engine", "reference"]
+    };
+    let args: Vec<&str> = ["solve"]
+        .iter()
+        .chain(engine)
+        .chain(args)
+        .copied()
+        .collect();
+    xtask_with_input(&args, stdin)
+}
+
+/// `xtask solve ARGS` with the default engine, the chip.
+fn solve_on_chip(args: &[&str], stdin: &str) -> Output {
     let args: Vec<&str> = ["solve"].into_iter().chain(args.iter().copied()).collect();
     xtask_with_input(&args, stdin)
 }
@@ -237,16 +254,69 @@ fn the_node_limit_gives_unknown_with_the_reason() {
 }
 
 #[test]
-fn bad_options_and_the_hardware_engine_are_errors() {
-    let out = solve(&["--engine", "hardware", "--sfen", MATE1], "");
-    assert!(!out.status.success());
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("the chip's search controller is not built yet"),
-        "{stderr}"
-    );
-    assert!(out.stdout.is_empty());
+fn the_chip_is_the_default_engine_and_answers_as_the_model() {
+    let (sfen, _) = problem("tsume5-dragon");
+    let out = solve_on_chip(&["--shortest", "--sfen", &sfen], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("result: mate in 5 (shortest)"), "{stdout}");
+    assert!(stdout.contains("chip:   "), "{stdout}");
+    assert!(stdout.contains(" cycles ("), "{stdout}");
 
+    // JSON lines from both engines: the same answers and counters; the chip's cycles.
+    let input = format!("{sfen}\n{MATE1}\n{NOT_SFEN}\n");
+    let chip = solve_on_chip(&["--positions", "-", "--json", "--shortest"], &input);
+    let model = solve(&["--positions", "-", "--json", "--shortest"], &input);
+    assert_eq!(chip.status.code(), Some(1), "{}", text(&chip.stderr));
+    let (chip, model) = (json_lines(&text(&chip.stdout)), json_lines(&text(&model.stdout)));
+    assert_eq!(chip.len(), 3);
+    for (c, m) in chip.iter().zip(&model).take(2) {
+        assert_eq!(c["engine"], "hardware", "{c}");
+        assert_eq!(m["engine"], "reference", "{m}");
+        assert!(c["cycles"].as_u64().unwrap() > c["nodes"].as_u64().unwrap(), "{c}");
+        assert!(m.get("cycles").is_none(), "{m}");
+        for field in ["result", "pv", "nodes", "expansions", "probes", "stores"] {
+            assert_eq!(c[field], m[field], "{field}: chip {c}, model {m}");
+        }
+    }
+    assert!(chip[2]["error"].is_string(), "{}", chip[2]);
+
+    // The chip's table is swim.toml's: another size is the model's.
+    let out = solve_on_chip(&["--tt-entries", "1024", "--sfen", MATE1], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--engine reference"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_suite_on_the_chip_runs_the_model_beside_it() {
+    let dir = std::env::temp_dir().join(format!("tsume-cli-chip-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mate5, _) = problem("tsume5-dragon");
+    std::fs::write(
+        dir.join("suite.json"),
+        format!(
+            r#"[{{"id": "one", "sfen": "{MATE1}", "expected": {{"mate": 1}}, "source": "test"}},
+               {{"id": "five", "sfen": "{mate5}", "expected": {{"mate": 5}}, "source": "test"}}]"#
+        ),
+    )
+    .unwrap();
+    let table = solve_on_chip(&["--suite", dir.to_str().unwrap(), "--shortest"], "");
+    let json = solve_on_chip(&["--suite", dir.to_str().unwrap(), "--json"], "");
+    let _ = std::fs::remove_dir_all(&dir);
+    let stdout = text(&table.stdout);
+    assert!(table.status.success(), "{stdout}{}", text(&table.stderr));
+    assert!(stdout.contains("chip @ "), "{stdout}");
+    assert!(stdout.contains("on the chip: 2 problems"), "{stdout}");
+    let lines = json_lines(&text(&json.stdout));
+    assert_eq!(lines.len(), 2);
+    for l in &lines {
+        assert_eq!(l["same_as_model"], true, "{l}");
+        assert_eq!(l["engine"], "hardware", "{l}");
+    }
+}
+
+#[test]
+fn bad_options_are_errors() {
     let out = solve(&["--max-plies", "5000", "--sfen", MATE1], "");
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
@@ -334,6 +404,7 @@ fn help_documents_solve_and_its_default_limit() {
         "--tt-entries",
         "--max-plies",
         "--engine",
+        "--vcd",
     ] {
         assert!(
             help.contains(option),
