@@ -283,6 +283,9 @@ impl CoverChip<'_> {
 pub struct ChipMoves {
     /// The moves in the order the chip sent them.
     pub moves: Vec<TsumeMove>,
+    /// For each of `moves`, the beat's check flag (`out_check`): the move gives check
+    /// (every check; an evasion that checks directly or by discovery).
+    pub gives_check: Vec<bool>,
     /// The side to move is in check: the list holds evasions, otherwise checks.
     pub in_check: bool,
     /// Clock cycles from the position being ready in the chip (the cycle after its last
@@ -374,6 +377,7 @@ impl MovegenChip<'_> {
     ) -> anyhow::Result<ChipMoves> {
         self.model.out_ready = 1;
         let mut moves = Vec::new();
+        let mut gives_check = Vec::new();
         let mut first_move_cycles = None;
         for cycle in 1..=max_cycles {
             self.tick();
@@ -385,6 +389,7 @@ impl MovegenChip<'_> {
             if self.model.out_end == 1 {
                 return Ok(ChipMoves {
                     moves,
+                    gives_check,
                     in_check: self.model.in_check == 1,
                     cycles: cycle,
                     first_move_cycles,
@@ -395,6 +400,7 @@ impl MovegenChip<'_> {
                 mv: bus::decode_move(self.model.out_move)?,
                 category: bus::decode_category(self.model.out_category)?,
             });
+            gives_check.push(self.model.out_check == 1);
         }
         anyhow::bail!(
             "no end-of-list beat within {max_cycles} cycles ({} moves so far)",

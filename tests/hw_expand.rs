@@ -1,11 +1,13 @@
 //! The search's EXPAND on the simulated chip (`expand_top`): on fresh random positions, as
 //! nodes at random plies with random plies left, a table pre-filled with entries for some
 //! children (and other keys) and a path of random hashes in which some children's hashes
-//! are planted (at plies of either parity, above and below the node), the chip's
-//! expansion must equal the model's `machine::expand_node`: every child's hash (the
-//! model's `Keys::after`), the frame written (move words and values, in stream order),
-//! the outcome (child limit, no move, no plies left, or a filled frame), the length of the
-//! list and the probes counted. Seed printed on failure; `TSUME_SEED` repeats a run,
+//! are planted (at plies of either parity, above and below the node; a side to move in
+//! check expanded as an AND node, or now and then as an OR node, whose children are its
+//! evasions that give check, and as OR nodes positions in check picked for having such
+//! evasions), the chip's expansion must equal the model's `machine::expand_node`: every
+//! child's hash (the model's `Keys::after`), the frame written (move words and values, in
+//! stream order), the outcome (child limit, no move, no plies left, or a filled frame),
+//! the length of the list and the probes counted. Seed printed on failure; `TSUME_SEED` repeats a run,
 //! `TSUME_RANDOM` sets the number of positions. Prints the mean cycles of an expansion
 //! next to the generator's N + 15.
 
@@ -58,6 +60,9 @@ struct Seen {
     no_move: usize,
     no_ply: usize,
     repeated: usize,
+    // OR nodes in check; their children (the evasions that give check).
+    or_in_check: usize,
+    counter_checks: usize,
     found: usize,
     new: usize,
     cycles: u64,
@@ -65,17 +70,17 @@ struct Seen {
     expansions: u64,
 }
 
-/// One expansion of `pos` on chip and in the model; the differences.
+/// One expansion of `pos` as a node of `kind` on chip and in the model; the differences.
 fn check(
     chip: &mut ExpandChip,
     cfg: &Config,
     rng: &mut StdRng,
     pos: &Position,
+    kind: Kind,
     seen: &mut Seen,
 ) -> anyhow::Result<Vec<String>> {
     let keys = Keys::get();
     let board = pos.inner();
-    let kind = if pos.in_check() { Kind::And } else { Kind::Or };
     // The ply and the plies left: an OR node has an odd number left, an AND node an even
     // one (0 too), and the root's is below max_plies.
     let d = rng.random_range(0..PLIES);
@@ -104,6 +109,14 @@ fn check(
         .iter()
         .map(|&mv| keys.after(board, parent, mv))
         .collect();
+    // The generator's list (every evasion in check, of which an OR node keeps some).
+    let stream_len = if kind == Kind::Or && pos.in_check() {
+        let mut all = Vec::new();
+        node_moves(board, Kind::And, &mut all);
+        all.len()
+    } else {
+        moves.len()
+    };
 
     // The path: random hashes, some of them children's.
     let mut path: Vec<u64> = (0..PLIES).map(|_| rng.random()).collect();
@@ -166,6 +179,10 @@ fn check(
         &mut children,
         &mut probes,
     );
+    if kind == Kind::Or && pos.in_check() {
+        seen.or_in_check += 1;
+        seen.counter_checks += moves.len();
+    }
     let want = match model {
         Err(Reason::ChildLimit { .. }) => Outcome::ChildLimit,
         Err(e) => anyhow::bail!("the model stopped: {e:?}"),
@@ -178,7 +195,7 @@ fn check(
     };
 
     // The chip.
-    let got = chip.expand(d, kind, left, 10 * moves.len() as u64 + 200)?;
+    let got = chip.expand(d, kind, left, 10 * stream_len as u64 + 200)?;
     if got.outcome != want {
         diffs.push(format!("outcome {:?}, expected {want:?}", got.outcome));
     }
@@ -216,7 +233,7 @@ fn check(
         Outcome::Select => {
             seen.select += 1;
             seen.cycles += got.cycles;
-            seen.moves += moves.len() as u64;
+            seen.moves += stream_len as u64;
             seen.expansions += 1;
             for (i, c) in children.iter().enumerate() {
                 let (mv, value) = chip.peek_child(d, i);
@@ -261,10 +278,38 @@ fn expansions_match_the_model() {
     let mut seen = Seen::default();
     let mut failures = Vec::new();
     let count = common::random_count(POSITIONS);
-    let mut positions: Vec<Position> = vec![common::pos(CROWDED)];
-    positions.extend((0..count).map(|_| generator.next_position(PositionKind::Any)));
-    for pos in &positions {
-        let diffs = check(&mut chip, &cfg, &mut rng, pos, &mut seen)
+    // The side to move in check is an AND node (the defender's), or in a third of the
+    // positions an OR node (the attacker's, after a counter-check), which keeps the
+    // evasions that give check.
+    let mut positions: Vec<(Position, Kind)> = vec![(common::pos(CROWDED), Kind::Or)];
+    for _ in 0..count {
+        let pos = generator.next_position(PositionKind::Any);
+        let kind = if pos.in_check() && !rng.random_bool(1.0 / 3.0) {
+            Kind::And
+        } else {
+            Kind::Or
+        };
+        positions.push((pos, kind));
+    }
+    // Few evasions give check (about 1 in 200 of the random positions' evasions): OR
+    // nodes in check with children, from positions in check picked for them.
+    let mut evasions = TsumeGenerator::new(seed ^ 0x636f_756e);
+    let mut scratch = Vec::new();
+    let wanted = (count / 10).max(1);
+    let mut picked = 0;
+    for _ in 0..1000 * wanted {
+        if picked == wanted {
+            break;
+        }
+        let pos = evasions.next_position(PositionKind::Evasions);
+        node_moves(pos.inner(), Kind::Or, &mut scratch);
+        if !scratch.is_empty() {
+            positions.push((pos, Kind::Or));
+            picked += 1;
+        }
+    }
+    for (pos, kind) in &positions {
+        let diffs = check(&mut chip, &cfg, &mut rng, pos, *kind, &mut seen)
             .unwrap_or_else(|e| vec![format!("{}: {e:#}", pos.to_sfen())]);
         if !diffs.is_empty() {
             failures.push(diffs.join("\n  "));
@@ -273,13 +318,16 @@ fn expansions_match_the_model() {
     let mean = |total: u64| total as f64 / seen.expansions.max(1) as f64;
     eprintln!(
         "expand: {} positions (seed {seed}): {} frames filled, {} child limit, {} no move, \
-         {} no plies left; children {} repeated, {} found, {} new; cycles of a filled \
-         expansion {:.1} on average, the generator's N + 15 = {:.1}",
+         {} no plies left; {} OR nodes in check ({} children); children {} repeated, {} \
+         found, {} new; cycles of a filled expansion {:.1} on average, the generator's \
+         N + 15 = {:.1}",
         positions.len(),
         seen.select,
         seen.limit,
         seen.no_move,
         seen.no_ply,
+        seen.or_in_check,
+        seen.counter_checks,
         seen.repeated,
         seen.found,
         seen.new,
@@ -292,6 +340,11 @@ fn expansions_match_the_model() {
         ("no move", seen.no_move),
         ("no plies left", seen.no_ply),
         ("repeated child", seen.repeated),
+        ("OR node in check", seen.or_in_check),
+        (
+            "evasion that gives check at an OR node",
+            seen.counter_checks,
+        ),
         ("child found in the table", seen.found),
         ("new child", seen.new),
     ] {

@@ -2,7 +2,9 @@
 //! every legal evasion when the side to move is in check, each with its category, on the
 //! problem suite, on the nshogi positions of `tests/data` (and the evasion positions after
 //! each of their checks) and on fresh random tsume-like positions, half of them in check
-//! (seed printed on failure; `TSUME_SEED` repeats a run); the lists in the stream order of
+//! (seed printed on failure; `TSUME_SEED` repeats a run), every move's check flag against
+//! rsshogi's `gives_check_move` (always set on checks; on evasions the counter-checks the
+//! search's OR nodes keep); the lists in the stream order of
 //! `tsume::stream_order`; the stream under back-pressure; lists cut short by a new
 //! position; lists abandoned (`cancel`) at every cycle of their pipeline; and thousands of
 //! pawn-drop-mate positions, every kind of taker among them.
@@ -82,13 +84,36 @@ fn differences(pos: &Position, got: &hw::ChipMoves, stats: &mut Stats) -> Option
             g.difference(&w).collect::<Vec<_>>()
         ));
     }
-    None
+    flag_differences(pos, got, s)
+}
+
+/// Moves of `got` whose check flag is not rsshogi's `gives_check_move` (None when all agree).
+fn flag_differences(pos: &Position, got: &hw::ChipMoves, s: &mut ModeStats) -> Option<String> {
+    if got.gives_check.len() != got.moves.len() {
+        return Some(format!(
+            "{} check flags for {} moves",
+            got.gives_check.len(),
+            got.moves.len()
+        ));
+    }
+    let board = pos.inner();
+    let mut wrong = Vec::new();
+    for (m, &flag) in got.moves.iter().zip(&got.gives_check) {
+        let want = board.gives_check_move(m.mv);
+        s.checking += u64::from(want);
+        if flag != want {
+            wrong.push(format!("{} (chip {flag}, reference {want})", m.mv.to_usi()));
+        }
+    }
+    (!wrong.is_empty()).then(|| format!("check flags differ: {}", wrong.join(", ")))
 }
 
 #[derive(Default)]
 struct ModeStats {
     positions: u64,
     moves: u64,
+    // Moves that give check (every check; the counter-checks among the evasions).
+    checking: u64,
     cycles: u64,
     max_cycles: u64,
 }
@@ -96,9 +121,10 @@ struct ModeStats {
 impl ModeStats {
     fn line(&self, mode: &str) -> String {
         format!(
-            "{mode}: {} positions, {} moves, mean {:.1} cycles, max {}",
+            "{mode}: {} positions, {} moves ({} giving check), mean {:.1} cycles, max {}",
             self.positions,
             self.moves,
+            self.checking,
             self.cycles as f64 / self.positions.max(1) as f64,
             self.max_cycles
         )
@@ -176,7 +202,13 @@ fn random_positions_match_reference() {
     let mut generator = TsumeGenerator::new(seed);
     let positions =
         (0..count).map(|i| (format!("random #{i}"), generator.next_position(Kind::Any)));
-    run_batch(positions, seed, "random");
+    let stats = run_batch(positions, seed, "random");
+    // The evasions' check flags are only tested when some evasions give check.
+    assert!(
+        stats.evasions.checking > 0 && stats.evasions.checking < stats.evasions.moves,
+        "{} (seed {seed})",
+        stats.evasions.line("evasions")
+    );
 }
 
 /// The chip streams every list in the order `tsume::stream_order` states, which the
