@@ -268,12 +268,18 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     let chip = solve_on_chip(&["--positions", "-", "--json", "--shortest"], &input);
     let model = solve(&["--positions", "-", "--json", "--shortest"], &input);
     assert_eq!(chip.status.code(), Some(1), "{}", text(&chip.stderr));
-    let (chip, model) = (json_lines(&text(&chip.stdout)), json_lines(&text(&model.stdout)));
+    let (chip, model) = (
+        json_lines(&text(&chip.stdout)),
+        json_lines(&text(&model.stdout)),
+    );
     assert_eq!(chip.len(), 3);
     for (c, m) in chip.iter().zip(&model).take(2) {
         assert_eq!(c["engine"], "hardware", "{c}");
         assert_eq!(m["engine"], "reference", "{m}");
-        assert!(c["cycles"].as_u64().unwrap() > c["nodes"].as_u64().unwrap(), "{c}");
+        assert!(
+            c["cycles"].as_u64().unwrap() > c["nodes"].as_u64().unwrap(),
+            "{c}"
+        );
         assert!(m.get("cycles").is_none(), "{m}");
         for field in ["result", "pv", "nodes", "expansions", "probes", "stores"] {
             assert_eq!(c[field], m[field], "{field}: chip {c}, model {m}");
@@ -284,7 +290,11 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     // The chip's table is swim.toml's: another size is the model's.
     let out = solve_on_chip(&["--tt-entries", "1024", "--sfen", MATE1], "");
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("--engine reference"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--engine reference"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! solve, result, line, shortest flag and counters (nodes, expansions, probes, stores), on
 //! the problem suite (with the nshogi samples), on fresh random positions every run (seed
 //! printed on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number), and at
-//! the limits (nodes, the child limit, a stop), each solve on the chip the last one left.
+//! the limits (a node limit mid-search, a stop), each solve on the chip the last one left.
 //! Prints the chip's cycles a node.
 
 mod common;
@@ -23,8 +23,6 @@ use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver,
 const POSITIONS: usize = 100;
 /// The node limit of a suite problem: longer ones end `unknown` in both engines.
 const SUITE_NODES: u64 = 5_000;
-/// 593 legal moves: more checks than a frame holds.
-const CROWDED: &str = "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1";
 
 fn config() -> Config {
     Config::from_manifest(&common::root().join("swim.toml")).expect("swim.toml [search]")
@@ -170,13 +168,6 @@ fn limits_and_stops_leave_the_chip_ready() {
                 .unwrap_or_else(|e| panic!("{e}")),
         )
     };
-    // The child limit: the root's checks do not fit a frame.
-    let crowded = common::pos(CROWDED);
-    let out = run(&mut twins, "crowded", &crowded, Limits::default());
-    assert!(matches!(
-        out.map(|o| o.result),
-        Some(SearchResult::Unknown(Reason::ChildLimit { .. }))
-    ));
     // A node limit in the middle of a search, then the same problem whole.
     for nodes in [0, 1, 7, 30] {
         let out = run(
