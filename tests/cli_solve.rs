@@ -423,3 +423,17 @@ fn help_documents_solve_and_its_default_limit() {
     }
     assert!(help.contains("Default 1000000"), "{help}");
 }
+
+#[test]
+fn verify_solver_compares_the_chip_with_the_model() {
+    let out = Command::new(xtask())
+        .args(["verify", "--solver", "4", "--seed", "5", "--nodes", "300"])
+        .output()
+        .expect("run xtask verify --solver");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("verify: 4 solves, seed 5: 0 differ from the model"),
+        "{stdout}"
+    );
+}

@@ -1,6 +1,8 @@
 //! `cargo xtask verify --random N`: the chip against the software reference on N fresh
 //! random tsume-like positions (half of them in check), for runs too long for the default
 //! tests. Every disagreement is printed with its SFEN; exit 1 if there is any.
+//! `cargo xtask verify --solver N`: the chip's search against the solver model on N fresh
+//! random positions (the defender's root when in check, half in shortest mode).
 
 use std::time::Instant;
 
@@ -20,10 +22,20 @@ pub struct VerifyArgs {
     /// Seed of the random positions (default: TSUME_SEED, else a fresh one, printed).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Instead of the generator: solve this many random positions on the chip's search
+    /// and by the model, and compare result, line and counters.
+    #[arg(long, value_name = "N", conflicts_with = "random")]
+    pub solver: Option<u64>,
+    /// With --solver: moves made at most per solve (its searches counted together).
+    #[arg(long, value_name = "N", default_value_t = 2_000, requires = "solver")]
+    pub nodes: u64,
 }
 
 pub fn run(args: &VerifyArgs) -> Result<()> {
     let seed = args.seed.unwrap_or_else(tsume::random::seed_from_env);
+    if let Some(count) = args.solver {
+        return solver(count, args.nodes, seed);
+    }
     let runtime = chip::runtime()?;
     let (mut chip, _) = chip::open(&runtime, None)?;
     let mut generator = TsumeGenerator::new(seed);
@@ -81,6 +93,66 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
                 "{} of {} positions disagree (rerun with --seed {seed})",
                 failures.len(),
                 args.random
+            ),
+        ))
+    }
+}
+
+/// `count` random positions solved on the chip and by the model with `nodes` at most.
+fn solver(count: u64, nodes: u64, seed: u64) -> Result<()> {
+    use tsume::hw_solver::{ChipSearcher, SolverTop};
+    use tsume::solver::{Limits, Root, Solver, solve_on};
+
+    let config = crate::manifest::Manifest::load(&util::project_root())?.search()?;
+    let runtime = chip::runtime()?;
+    let (top, _) = chip::open_top::<SolverTop>(&runtime, None, "solver_top", "verify")?;
+    let mut searcher = ChipSearcher::new(top, config);
+    let mut model = Solver::new(config);
+    let mut generator = TsumeGenerator::new(seed);
+    eprintln!("verify: {count} random positions solved on the chip and by the model, seed {seed}");
+    let bar = util::progress_bar(count);
+    let start = Instant::now();
+    let (mut solved_nodes, mut cycles) = (0u64, 0u64);
+    let mut failures = Vec::new();
+    for i in 0..count {
+        let pos = generator.next_position(Kind::Any);
+        let limits = Limits {
+            nodes,
+            shortest: i % 2 == 1,
+            root: Root::Auto,
+        };
+        let want = model.solve(&pos, limits);
+        let got = solve_on(&mut searcher, &pos, limits);
+        solved_nodes += got.counters.nodes;
+        cycles += searcher.cycles().total;
+        if got != want {
+            let line = format!(
+                "position #{i} `{}` ({limits:?}):\n  chip  {got:?}\n  model {want:?}",
+                pos.to_sfen()
+            );
+            bar.println(&line);
+            failures.push(line);
+            bar.set_message(format!("{} differ", failures.len()));
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let took = start.elapsed();
+    println!(
+        "verify: {count} solves, seed {seed}: {} differ from the model; {solved_nodes} nodes, \
+         {:.1} cycles a node; {}",
+        failures.len(),
+        cycles as f64 / solved_nodes.max(1) as f64,
+        util::secs(took)
+    );
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::error(
+            1,
+            format!(
+                "{} of {count} solves differ (rerun with --seed {seed})",
+                failures.len()
             ),
         ))
     }
