@@ -33,7 +33,13 @@ struct Engine {
 
 impl Engine {
     fn start() -> Engine {
+        Engine::start_with(&[])
+    }
+
+    /// The engine with the environment variables `env` set.
+    fn start_with(env: &[(&str, &str)]) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tsume-usi"))
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -368,5 +374,108 @@ fn bad_input_is_named_and_the_engine_stays_up() {
     e.send(&format!("position sfen {MATE1}"));
     e.send("go mate 10000");
     assert_eq!(e.checkmate(PATIENCE), "G*5b");
+    assert!(e.quit(PATIENCE).success());
+}
+
+/// The `info time` nodes and the `checkmate` answer of a `go mate`, and every line.
+fn solve(e: &mut Engine, sfen: &str, within: Duration) -> (u64, String, Vec<String>) {
+    e.send(&format!("position sfen {sfen}"));
+    e.send("go mate 600000");
+    let lines = e.until("checkmate", within);
+    let info = lines
+        .iter()
+        .find(|l| l.starts_with("info time "))
+        .unwrap_or_else(|| panic!("{sfen}: no `info time`: {lines:?}"));
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let at = words.iter().position(|&w| w == "nodes").unwrap();
+    let nodes = words[at + 1].parse().unwrap();
+    let answer = lines.last().unwrap()["checkmate".len()..]
+        .trim()
+        .to_string();
+    (nodes, answer, lines)
+}
+
+/// `Engine chip`: a mate in 1 and a mate in 3 solved on the simulated chip give the
+/// model's line and node count; `stop` and `quit` end a chip search.
+#[test]
+fn the_chip_answers_as_the_model() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems");
+    let mate3 = load_suite(&dir)
+        .unwrap()
+        .into_iter()
+        .find(|p| p.expected == Expected::Mate(3))
+        .expect("a mate-3 problem in the suite")
+        .sfen;
+    let mut e = Engine::start();
+    e.send("usi");
+    let lines = e.until("usiok", PATIENCE);
+    let want = "option name Engine type combo default model var model var chip";
+    assert!(lines.iter().any(|l| l == want), "{lines:?}");
+    let problems = [MATE1, mate3.as_str()];
+    let model: Vec<_> = problems
+        .iter()
+        .map(|p| solve(&mut e, p, PATIENCE))
+        .collect();
+    e.send("setoption name Engine value chip");
+    e.send("isready");
+    e.until("readyok", PATIENCE);
+    for (i, sfen) in problems.iter().enumerate() {
+        // The first solve may wait for Verilator to build the chip's model (minutes);
+        // later ones load it from marlin's cache.
+        let (nodes, answer, lines) = solve(&mut e, sfen, Duration::from_secs(900));
+        assert_eq!(answer, model[i].1, "{sfen}: the chip's line: {lines:?}");
+        assert_eq!(nodes, model[i].0, "{sfen}: the chip's nodes: {lines:?}");
+        assert_mates(sfen, &answer);
+        assert!(
+            lines.iter().any(|l| l.starts_with("info string chip: ")
+                && l.contains(" cycles ")
+                && l.contains(" MHz")),
+            "{lines:?}"
+        );
+    }
+    // A stop during a chip search answers at once.
+    e.send(&format!("position sfen {HARD}"));
+    e.send("go mate infinite");
+    thread::sleep(Duration::from_millis(500));
+    e.send("isready");
+    e.until("readyok", Duration::from_secs(5));
+    let start = Instant::now();
+    e.send("stop");
+    assert_eq!(e.checkmate(PATIENCE), "timeout");
+    let took = start.elapsed();
+    assert!(
+        took < Duration::from_secs(2),
+        "stop answered after {took:?}"
+    );
+    // Back on the model, then a quit during a chip search.
+    e.send("setoption name Engine value model");
+    e.send(&format!("position sfen {MATE1}"));
+    e.send("go mate 10000");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate G*5b", "{lines:?}");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info string chip")),
+        "the model answers: {lines:?}"
+    );
+    e.send("setoption name Engine value chip");
+    e.send(&format!("position sfen {HARD}"));
+    e.send("go mate infinite");
+    thread::sleep(Duration::from_millis(300));
+    assert!(e.quit(Duration::from_secs(5)).success());
+}
+
+/// Without the chip's files, `Engine chip` is refused with the fix and the model answers.
+#[test]
+fn the_chip_without_verilator_is_refused() {
+    let mut e = Engine::start_with(&[("TSUME_VERILATOR", "/nonexistent/verilator")]);
+    let error = e.refused("setoption name Engine value chip");
+    assert!(
+        error.contains("Engine chip") && error.contains("cargo xtask setup"),
+        "{error}"
+    );
+    e.send(&format!("position sfen {MATE1}"));
+    e.send("go mate 10000");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate G*5b", "{lines:?}");
     assert!(e.quit(PATIENCE).success());
 }

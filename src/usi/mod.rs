@@ -6,6 +6,7 @@
 //! standard input around it.
 //!
 //! - [`options`]: the options of `setoption` and the arguments of `go`.
+//! - [`chip`]: the simulated chip that solves with `setoption name Engine value chip`.
 //!
 //! ```
 //! use tsume::usi::{Flow, Session, built_in_config};
@@ -27,6 +28,7 @@
 //! # anyhow::Ok(())
 //! ```
 
+pub mod chip;
 pub mod options;
 
 use std::io::Write;
@@ -41,7 +43,8 @@ use anyhow::Context;
 
 use crate::position::Position;
 use crate::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver};
-use options::{Go, Options};
+use chip::{ChipFiles, ChipHandle, ChipThread};
+use options::{Engine, Go, Options};
 
 /// The engine's name, answered to `usi`.
 pub const NAME: &str = concat!("tsume-usi ", env!("CARGO_PKG_VERSION"));
@@ -61,6 +64,24 @@ pub fn built_in_config() -> anyhow::Result<Config> {
     .context("the [search] table of the swim.toml the engine was built with")
 }
 
+/// The clock of the board swim.toml builds by default (`[fpga] board`), in MHz: the
+/// chip's time of a solve is its cycles at this clock.
+pub fn built_in_clock_mhz() -> f64 {
+    let swim: Option<toml::Table> = toml::from_str(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/swim.toml"
+    )))
+    .ok();
+    let clock = || {
+        let fpga = swim.as_ref()?.get("fpga")?;
+        let board = fpga.get("board")?.as_str()?;
+        let mhz = fpga.get("boards")?.get(board)?.get("clock_mhz")?;
+        mhz.as_float()
+            .or_else(|| mhz.as_integer().map(|i| i as f64))
+    };
+    clock().unwrap_or(75.0)
+}
+
 /// Whether the session goes on after a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -76,7 +97,7 @@ struct Search {
     /// Set just before the answer is written: a GUI that read it may send the next `go`
     /// while the worker is still returning.
     answered: Arc<AtomicBool>,
-    /// Gives the solver back (none if the solve panicked).
+    /// Gives the model's solver back (none if the solve panicked or ran on the chip).
     worker: JoinHandle<Option<Solver>>,
 }
 
@@ -90,6 +111,10 @@ pub struct Session<W: Write + Send + 'static> {
     /// The solver while no search runs (built at `isready` or the first `go`).
     solver: Option<Solver>,
     search: Option<Search>,
+    /// The chip's thread, started when `Engine` is first set to `chip`.
+    chip: Option<ChipThread>,
+    /// Where the chip's files are.
+    chip_files: ChipFiles,
 }
 
 impl<W: Write + Send + 'static> Session<W> {
@@ -104,6 +129,8 @@ impl<W: Write + Send + 'static> Session<W> {
                 .to_string()),
             solver: None,
             search: None,
+            chip: None,
+            chip_files: ChipFiles::of_checkout(),
         }
     }
 
@@ -131,6 +158,20 @@ impl<W: Write + Send + 'static> Session<W> {
             "setoption" => {
                 if let Err(e) = self.options.set(args) {
                     self.error(&e)?;
+                } else if self.options.engine == Engine::Chip && self.chip.is_none() {
+                    match self.chip_files.check() {
+                        // The chip is built (or loaded from marlin's cache) in the
+                        // background; the first `go mate` waits for it.
+                        Ok(()) => {
+                            self.chip = Some(ChipThread::start(self.chip_files.clone(), self.base));
+                        }
+                        Err(e) => {
+                            self.options.engine = Engine::Model;
+                            self.error(&format!(
+                                "Engine chip: {e}; the engine searches with the model"
+                            ))?;
+                        }
+                    }
                 }
             }
             "position" => match Position::from_usi(args) {
@@ -191,9 +232,30 @@ impl<W: Write + Send + 'static> Session<W> {
             Ok(pos) => pos.clone(),
             Err(e) => return self.error(&format!("`go {args}`: {e}")),
         };
-        let mut solver = self.take_solver();
         let stop = Arc::new(AtomicBool::new(false));
-        solver.set_stop(Some(stop.clone()));
+        let mut engine = match (self.options.engine, &self.chip) {
+            (Engine::Chip, Some(chip)) => {
+                if self.options.hash_mb != options::DEFAULT_HASH_MB
+                    || self.options.max_plies.is_some()
+                {
+                    say(
+                        &self.out,
+                        &[format!(
+                            "info string the chip's table ({} entries) and frames ({} plies) \
+                             are those of swim.toml [search], built in: USI_Hash and MaxPlies \
+                             apply to the model only",
+                            self.base.tt_entries(),
+                            self.base.max_plies
+                        )],
+                    )?;
+                }
+                Worker::Chip(chip.handle(), built_in_clock_mhz())
+            }
+            _ => Worker::Model(self.take_solver()),
+        };
+        if let Worker::Model(solver) = &mut engine {
+            solver.set_stop(Some(stop.clone()));
+        }
         let limits = Limits {
             nodes: self.options.nodes(),
             shortest: self.options.shortest,
@@ -202,6 +264,7 @@ impl<W: Write + Send + 'static> Session<W> {
         };
         let out = self.out.clone();
         let flag = stop.clone();
+        let flag_of_chip = stop.clone();
         let answered = Arc::new(AtomicBool::new(false));
         let said = answered.clone();
         let worker = thread::spawn(move || {
@@ -214,22 +277,43 @@ impl<W: Write + Send + 'static> Session<W> {
                     }
                 })
             });
-            let solved = catch_unwind(AssertUnwindSafe(|| solver.solve(&pos, limits)));
+            let (solved, solver) = match engine {
+                Worker::Model(mut solver) => {
+                    match catch_unwind(AssertUnwindSafe(|| solver.solve(&pos, limits))) {
+                        Ok(outcome) => (Ok((outcome, None)), Some(solver)),
+                        Err(_) => (
+                            Err(format!("the solver failed on {pos}; please report it")),
+                            None,
+                        ),
+                    }
+                }
+                Worker::Chip(chip, mhz) => (
+                    chip.solve(&pos, limits, &flag_of_chip)
+                        .map(|(outcome, cycles)| (outcome, Some((cycles, mhz)))),
+                    None,
+                ),
+            };
             drop(done);
             if let Some(timer) = timer {
                 let _ = timer.join();
             }
             let lines = match &solved {
-                Ok(outcome) => answer(outcome, start.elapsed()),
-                Err(_) => vec![
-                    format!("info string error: the solver failed on {pos}; please report it"),
+                Ok((outcome, cycles)) => {
+                    let mut lines = answer(outcome, start.elapsed());
+                    if let Some((cycles, mhz)) = cycles {
+                        lines.insert(1, chip_time(*cycles, outcome.counters.nodes, *mhz));
+                    }
+                    lines
+                }
+                Err(e) => vec![
+                    format!("info string error: {e}"),
                     "checkmate timeout".to_string(),
                 ],
             };
             said.store(true, Ordering::Release);
             // A GUI that closed the pipe reads no answer; the main thread sees its end.
             let _ = say(&out, &lines);
-            solved.ok().map(|_| solver)
+            solver
         });
         self.search = Some(Search {
             stop,
@@ -259,10 +343,13 @@ impl<W: Write + Send + 'static> Session<W> {
         }
     }
 
-    /// Waits for the search (if any) and takes its solver back.
+    /// Waits for the search (if any) and takes the model's solver back (a chip's search
+    /// leaves it where it was; a panicked solve took it, and a new one is built).
     fn join(&mut self) {
-        if let Some(search) = self.search.take() {
-            self.solver = search.worker.join().ok().flatten();
+        if let Some(search) = self.search.take()
+            && let Ok(Some(solver)) = search.worker.join()
+        {
+            self.solver = Some(solver);
         }
     }
 
@@ -270,6 +357,25 @@ impl<W: Write + Send + 'static> Session<W> {
     fn error(&self, message: &str) -> anyhow::Result<()> {
         say(&self.out, &[format!("info string error: {message}")])
     }
+}
+
+/// What a worker solves with.
+enum Worker {
+    /// The model's solver.
+    Model(Solver),
+    /// The chip, and its clock in MHz.
+    Chip(ChipHandle, f64),
+}
+
+/// The `info string` of a chip's solve: its cycles and their time at the board's clock.
+pub fn chip_time(cycles: u64, nodes: u64, clock_mhz: f64) -> String {
+    let ms = cycles as f64 / (clock_mhz * 1e3);
+    let per_node = if nodes > 0 {
+        format!(" ({:.1} a node)", cycles as f64 / nodes as f64)
+    } else {
+        String::new()
+    };
+    format!("info string chip: {cycles} cycles{per_node}, {ms:.3} ms at {clock_mhz} MHz")
 }
 
 /// The answer to `go mate`: the counters, then `checkmate` with the line, `nomate`, or
@@ -349,6 +455,15 @@ mod tests {
                 ..Counters::default()
             },
         }
+    }
+
+    #[test]
+    fn the_clock_is_the_boards() {
+        assert_eq!(built_in_clock_mhz(), 75.0);
+        assert_eq!(
+            chip_time(7500, 100, 75.0),
+            "info string chip: 7500 cycles (75.0 a node), 0.100 ms at 75 MHz"
+        );
     }
 
     #[test]

@@ -14,13 +14,24 @@ pub const MAX_HASH_MB: usize = 65536;
 pub const MAX_NODE_LIMIT_SHOWN: u64 = i32::MAX as u64;
 
 /// The option names, in the order `usi` announces them.
-pub const NAMES: [&str; 5] = [
+pub const NAMES: [&str; 6] = [
     "USI_Hash",
     "USI_Ponder",
     "NodeLimit",
     "Shortest",
     "MaxPlies",
+    "Engine",
 ];
+
+/// What runs the searches of `go mate` (the option `Engine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// The df-pn model (`crate::solver::Solver`).
+    #[default]
+    Model,
+    /// The chip's search (`solver_top`) simulated by Verilator (`crate::hw_solver`).
+    Chip,
+}
 
 /// The most plies `MaxPlies` may give the frames (the plies the table keys hold).
 pub const MAX_PLIES: usize = crate::solver::zobrist::PLY_KEYS;
@@ -36,6 +47,8 @@ pub struct Options {
     pub shortest: bool,
     /// Child frames on the path (`max_plies` of the geometry; `None`: swim.toml's).
     pub max_plies: Option<usize>,
+    /// What runs the searches.
+    pub engine: Engine,
 }
 
 impl Default for Options {
@@ -45,6 +58,7 @@ impl Default for Options {
             node_limit: 0,
             shortest: true,
             max_plies: None,
+            engine: Engine::Model,
         }
     }
 }
@@ -63,6 +77,7 @@ impl Options {
                 "option name MaxPlies type spin default {} min 2 max {MAX_PLIES}",
                 base.max_plies
             ),
+            "option name Engine type combo default model var model var chip".to_string(),
         ]
     }
 
@@ -124,6 +139,18 @@ impl Options {
                 if option == "Shortest" {
                     self.shortest = on;
                 }
+            }
+            "Engine" => {
+                self.engine = match value.to_ascii_lowercase().as_str() {
+                    "model" => Engine::Model,
+                    "chip" => Engine::Chip,
+                    _ => {
+                        return Err(format!(
+                            "Engine `{value}`: give model (the df-pn model) or chip (the \
+                             chip's search, simulated)"
+                        ));
+                    }
+                };
             }
             _ => unreachable!("every name of NAMES has an arm"),
         }
@@ -193,6 +220,7 @@ mod tests {
         o.set("name Shortest value false").unwrap();
         o.set("name USI_Ponder value false").unwrap();
         o.set("name MaxPlies value 128").unwrap();
+        o.set("name Engine value chip").unwrap();
         assert_eq!(
             o,
             Options {
@@ -200,6 +228,7 @@ mod tests {
                 node_limit: 5000,
                 shortest: false,
                 max_plies: Some(128),
+                engine: Engine::Chip,
             }
         );
         assert_eq!(o.nodes(), 5000);
@@ -214,6 +243,9 @@ mod tests {
         assert!(e.contains("no value"), "{e}");
         let e = o.set("USI_Hash 3").unwrap_err();
         assert!(e.contains("no option name"), "{e}");
+        let e = o.set("name Engine value fpga").unwrap_err();
+        assert!(e.contains("Engine `fpga`") && e.contains("chip"), "{e}");
+        assert_eq!(o.engine, Engine::Chip);
         assert_eq!(o.hash_mb, 64, "a refused value changes nothing");
     }
 
