@@ -437,3 +437,70 @@ fn verify_solver_compares_the_chip_with_the_model() {
         "{stdout}"
     );
 }
+
+/// `bench --solver` on two positions of two sets: the chip's table beside the model's and
+/// cshogi's, every chip solve checked against the model at the chip's geometry.
+#[test]
+fn bench_solver_runs_the_chip_on_the_same_positions() {
+    let out = Command::new(xtask())
+        .args([
+            "bench",
+            "--solver",
+            "--sets",
+            "mate-3,mate-5",
+            "--sample",
+            "2",
+            "--nodes",
+            "20000",
+            "--chip-sample",
+            "2",
+        ])
+        .output()
+        .expect("run xtask bench --solver");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("--chip-nodes 20000 --chip-sample 2`"),
+        "{stdout}"
+    );
+    for set in ["mate-3", "mate-5", "all"] {
+        let row = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("| {set} | ")) && l.contains(" beyond) |"))
+            .unwrap_or_else(|| panic!("no chip row for {set}:\n{stdout}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let positions = if set == "all" { 4 } else { 2 };
+        assert_eq!(
+            cells[2],
+            format!("{positions} of {positions} (0 beyond)"),
+            "{row}"
+        );
+        // Proved all, no difference from the model, nodes and cycles counted.
+        assert_eq!(
+            (cells[3], cells[4]),
+            (positions.to_string().as_str(), "0"),
+            "{row}"
+        );
+        let number = |i: usize| -> f64 {
+            cells[i]
+                .trim_end_matches(" M")
+                .parse()
+                .unwrap_or_else(|e| panic!("cell {i} of {row}: {e}"))
+        };
+        assert!(number(5) > 0.0 && number(6) > 10.0, "{row}");
+        let split: f64 = cells[7]
+            .split(" / ")
+            .map(|c| c.parse::<f64>().expect("a split of cycles"))
+            .sum();
+        assert!(
+            split <= number(6) + 0.05 && split >= 0.9 * number(6),
+            "the split adds up to nearly every cycle: {row}"
+        );
+        assert!(cells[8].ends_with(" M") && number(8) > 0.0, "{row}");
+        assert!(
+            number(9) > 0.0 && number(10) > 0.0 && number(11) > 0.0,
+            "{row}"
+        );
+        assert!(number(12) > 0.0, "{row}");
+    }
+}

@@ -3,7 +3,7 @@
 //! end of its list), over the problem suite and fresh random positions, for checks and
 //! evasions separately and together; in the same run, the simulation speed and the software
 //! reference's speed on the same positions. With `--solver`, the df-pn model beside
-//! cshogi's DfPn ([`solver`]).
+//! cshogi's DfPn, and the chip's search on the same positions ([`solver`]).
 
 use std::time::{Duration, Instant};
 
@@ -52,6 +52,15 @@ pub struct BenchArgs {
     /// swim.toml [search] max_plies, the chip's).
     #[arg(long, value_name = "N")]
     pub max_plies: Option<usize>,
+    /// With --solver: the chip's node limit. The simulated chip (about 1,000 nodes a second
+    /// of wall time) runs a position when the model at the chip's geometry (swim.toml
+    /// [search]) answers it within this many nodes (and --nodes), at that limit; 0: no chip.
+    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    pub chip_nodes: u64,
+    /// With --solver: the positions of each set looked at for the chip, from its start;
+    /// 0: no chip.
+    #[arg(long, value_name = "K", default_value_t = 10)]
+    pub chip_sample: usize,
 }
 
 /// Cycle statistics of one group of positions.
@@ -160,6 +169,8 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             sets: args.sets.clone(),
             tt_entries: args.tt_entries,
             max_plies: args.max_plies,
+            chip_nodes: args.chip_nodes,
+            chip_sample: args.chip_sample,
         });
     }
     let mhz = match args.mhz {

@@ -70,6 +70,11 @@ Tasks in detail:
           the first --sample K of each nshogi mate-3..11 file and the famous problems, at
           --nodes N each (--sets a,b picks sets): answers, wrong ones, crashes, nodes,
           expansions, probes, time, nodes/s (run it as `cargo run --release -p xtask --`).
+          The chip (solver_top, simulated) on the first --chip-sample K (10) of each set
+          that the model at its geometry answers within --chip-nodes N (20000): its
+          outcome must be the model's (exit 1 if not); cycles a node and their split,
+          nodes/s and time at the board's clock beside cshogi's and the model's time on
+          the same positions. --chip-nodes 0: no chip.
   bitstream
           The board top (swim.toml [fpga] top) for the board of swim.toml [fpga]: yosys
           synth_ecp5 -> nextpnr-ecp5 (device, package, speed grade, LPF and clock target

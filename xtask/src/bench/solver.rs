@@ -2,6 +2,12 @@
 //! at the same node limit, in the same run. Per set: answers (mate, no mate, unknown, wrong,
 //! crashed), nodes, expansions, probes, wall time and nodes per second, as markdown tables.
 //!
+//! The chip (`solver_top`, simulated) runs the first `--chip-sample` positions of each set
+//! that the model at the chip's geometry (swim.toml [search]) answers within `--chip-nodes`
+//! nodes, at that limit, and must answer each as that model does (result, line, every
+//! counter). Its cycles a node, where they go, nodes/s and time at the board's clock stand
+//! beside cshogi's and the model's wall times on exactly those positions.
+//!
 //! cshogi runs in the project venv through `xtask/python/cshogi_dfpn.py`, one process per
 //! set that answers one JSON line per position; a position that kills the process is
 //! counted as a crash and a new process takes the positions after it.
@@ -12,9 +18,11 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use tsume::hw_solver::{ChipSearcher, Cycles, SolverTop};
+use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
 use tsume::problems::Expected;
-use tsume::solver::{Config, Limits, Reason, Root, SearchResult, Solver};
+use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver, solve_on};
 
 use crate::util::{self, Failure};
 
@@ -200,14 +208,8 @@ fn run_model(solver: &mut Solver, item: &Item, nodes: u64, root: Root) -> Run {
         },
     );
     let seconds = start.elapsed().as_secs_f64();
-    let answer = match outcome.result {
-        SearchResult::Mate => Answer::Mate(outcome.pv.len()),
-        SearchResult::NoMate => Answer::NoMate,
-        SearchResult::Unknown(Reason::NodeLimit { .. }) => Answer::Unknown(None),
-        SearchResult::Unknown(reason) => Answer::Unknown(Some(reason.to_string())),
-    };
     Run {
-        answer,
+        answer: answer_of(&outcome),
         nodes: outcome.counters.nodes,
         expansions: Some(outcome.counters.expansions),
         probes: Some(outcome.counters.probes),
@@ -383,6 +385,244 @@ impl Tally {
     }
 }
 
+/// The chip's totals on one set: the positions it ran and, on exactly those positions, the
+/// other engines' wall times from the same run.
+#[derive(Default, Debug, Clone, PartialEq)]
+pub struct ChipTally {
+    /// Positions looked at: the first `--chip-sample` readable ones.
+    pub tried: u64,
+    /// Positions the model at the chip's geometry leaves at the chip's node limit: not run.
+    pub beyond: u64,
+    /// Positions run on the chip.
+    pub positions: u64,
+    pub mate: u64,
+    pub wrong: u64,
+    /// Positions whose outcome on the chip is not the model's.
+    pub differ: u64,
+    pub nodes: u64,
+    pub cycles: Cycles,
+    /// Wall time of the simulation (Verilator) on the chip's positions.
+    pub sim_seconds: f64,
+    /// The model at the chip's geometry (the one the chip is checked against).
+    pub twin_seconds: f64,
+    /// The model of the main table (the bench's table) on the same positions.
+    pub model_seconds: f64,
+    /// cshogi's DfPn on the same positions.
+    pub cshogi_seconds: f64,
+    /// Of the same positions, those cshogi crashed on or could not read (no time).
+    pub cshogi_failed: u64,
+}
+
+impl ChipTally {
+    /// One position run on the chip: its outcome and cycles, and the other engines' runs.
+    pub fn add(&mut self, expect: Expect, outcome: &Outcome, cycles: Cycles, others: Others) {
+        self.positions += 1;
+        let answer = answer_of(outcome);
+        if matches!(answer, Answer::Mate(_)) {
+            self.mate += 1;
+        }
+        if is_wrong(expect, &answer) {
+            self.wrong += 1;
+        }
+        self.nodes += outcome.counters.nodes;
+        self.cycles = sum_cycles(self.cycles, cycles);
+        self.model_seconds += others.model.seconds;
+        self.cshogi_seconds += others.cshogi.seconds;
+        if matches!(others.cshogi.answer, Answer::Crashed(_) | Answer::Error(_)) {
+            self.cshogi_failed += 1;
+        }
+    }
+
+    /// The totals of `self` and `other`.
+    pub fn merge(&self, other: &ChipTally) -> ChipTally {
+        ChipTally {
+            tried: self.tried + other.tried,
+            beyond: self.beyond + other.beyond,
+            positions: self.positions + other.positions,
+            mate: self.mate + other.mate,
+            wrong: self.wrong + other.wrong,
+            differ: self.differ + other.differ,
+            nodes: self.nodes + other.nodes,
+            cycles: sum_cycles(self.cycles, other.cycles),
+            sim_seconds: self.sim_seconds + other.sim_seconds,
+            twin_seconds: self.twin_seconds + other.twin_seconds,
+            model_seconds: self.model_seconds + other.model_seconds,
+            cshogi_seconds: self.cshogi_seconds + other.cshogi_seconds,
+            cshogi_failed: self.cshogi_failed + other.cshogi_failed,
+        }
+    }
+
+    /// The chip's time at `mhz`, in seconds.
+    pub fn chip_seconds(&self, mhz: f64) -> f64 {
+        self.cycles.total as f64 / (mhz * 1e6)
+    }
+
+    /// `| set | on the chip | proved | nodes | cycles a node | wait / expand / select /
+    /// descend / return | nodes/s | chip | cshogi | model | cshogi / chip |`.
+    pub fn row(&self, set: &str, mhz: f64) -> String {
+        let n = self.nodes.max(1) as f64;
+        let per_node = |c: u64| c as f64 / n;
+        let chip = self.chip_seconds(mhz);
+        let rate = if chip > 0.0 {
+            format!("{:.2} M", self.nodes as f64 / chip / 1e6)
+        } else {
+            "-".into()
+        };
+        let ratio = if chip > 0.0 {
+            format!("{:.2}", self.cshogi_seconds / chip)
+        } else {
+            "-".into()
+        };
+        let failed = if self.cshogi_failed > 0 {
+            format!(" ({} failed)", self.cshogi_failed)
+        } else {
+            String::new()
+        };
+        format!(
+            "| {set} | {} of {} ({} beyond) | {} | {} | {} | {:.1} | {:.1} / {:.1} / {:.1} / {:.1} / {:.1} | {rate} | {} | {}{failed} | {} | {ratio} |",
+            self.positions,
+            self.tried,
+            self.beyond,
+            self.mate,
+            self.differ,
+            self.nodes,
+            per_node(self.cycles.total),
+            per_node(self.cycles.wait),
+            per_node(self.cycles.expand),
+            per_node(self.cycles.select),
+            per_node(self.cycles.descend),
+            per_node(self.cycles.ret),
+            millis(chip),
+            millis(self.cshogi_seconds),
+            millis(self.model_seconds),
+        )
+    }
+}
+
+/// The runs of the model and cshogi on a position the chip runs.
+pub struct Others<'a> {
+    pub model: &'a Run,
+    pub cshogi: &'a Run,
+}
+
+fn sum_cycles(a: Cycles, b: Cycles) -> Cycles {
+    Cycles {
+        total: a.total + b.total,
+        wait: a.wait + b.wait,
+        expand: a.expand + b.expand,
+        select: a.select + b.select,
+        descend: a.descend + b.descend,
+        ret: a.ret + b.ret,
+    }
+}
+
+/// Seconds as milliseconds, three decimals.
+fn millis(seconds: f64) -> String {
+    format!("{:.3}", seconds * 1e3)
+}
+
+/// A solve's outcome as an answer.
+fn answer_of(outcome: &Outcome) -> Answer {
+    match &outcome.result {
+        SearchResult::Mate => Answer::Mate(outcome.pv.len()),
+        SearchResult::NoMate => Answer::NoMate,
+        SearchResult::Unknown(Reason::NodeLimit { .. }) => Answer::Unknown(None),
+        SearchResult::Unknown(reason) => Answer::Unknown(Some(reason.to_string())),
+    }
+}
+
+/// The chip of a bench run, with the model at its geometry that it is checked against.
+struct ChipBench<'ctx> {
+    chip: ChipSearcher<'ctx>,
+    twin: Solver,
+    /// The node limit of the chip's solves: `--nodes` or `--chip-nodes`, the smaller.
+    limit: u64,
+    sample: usize,
+    mhz: f64,
+}
+
+impl ChipBench<'_> {
+    /// The chip on the first positions of `items` (the model's and cshogi's runs of them in
+    /// `model` and `cshogi`); differences from the model appended to `differ`.
+    fn run(
+        &mut self,
+        set: &str,
+        items: &[Item],
+        model: &[Run],
+        cshogi: &[Run],
+        differ: &mut Vec<String>,
+    ) -> ChipTally {
+        let mut tally = ChipTally::default();
+        let tried: Vec<(usize, Position)> = items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| Position::from_sfen(&item.sfen).ok().map(|p| (i, p)))
+            .take(self.sample)
+            .collect();
+        let bar = util::progress_bar(tried.len() as u64);
+        bar.set_message(format!("{set}: chip"));
+        for (i, pos) in tried {
+            let item = &items[i];
+            tally.tried += 1;
+            let limits = Limits {
+                nodes: self.limit,
+                shortest: false,
+                root: root_of(set),
+            };
+            let start = Instant::now();
+            let want = self.twin.solve(&pos, limits);
+            let twin_seconds = start.elapsed().as_secs_f64();
+            if matches!(want.result, SearchResult::Unknown(Reason::NodeLimit { .. })) {
+                tally.beyond += 1;
+                bar.inc(1);
+                continue;
+            }
+            let start = Instant::now();
+            let got = solve_on(&mut self.chip, &pos, limits);
+            tally.sim_seconds += start.elapsed().as_secs_f64();
+            tally.twin_seconds += twin_seconds;
+            let others = Others {
+                model: &model[i],
+                cshogi: &cshogi[i],
+            };
+            tally.add(item.expect, &got, self.chip.cycles(), others);
+            if got != want {
+                tally.differ += 1;
+                let line = format!(
+                    "| {set} | {} | {} | {} | `{}` |",
+                    item.id,
+                    brief(&got),
+                    brief(&want),
+                    item.sfen
+                );
+                bar.println(format!(
+                    "bench: the chip differs from the model on {set} {}:\n  chip  {got:?}\n  model {want:?}",
+                    item.id
+                ));
+                differ.push(line);
+            }
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        tally
+    }
+}
+
+/// An outcome in a few words: the answer and the counters.
+fn brief(outcome: &Outcome) -> String {
+    let c = &outcome.counters;
+    let line: Vec<String> = outcome.pv.iter().map(|m| m.to_usi()).collect();
+    format!(
+        "{} `{}`; {} nodes, {} expansions, {} probes, {} stores",
+        describe(&answer_of(outcome)),
+        line.join(" "),
+        c.nodes,
+        c.expansions,
+        c.probes,
+        c.stores
+    )
+}
+
 fn describe(answer: &Answer) -> String {
     match answer {
         Answer::Mate(plies) => format!("mate ({plies} plies)"),
@@ -400,6 +640,10 @@ pub struct Options {
     pub sets: Option<String>,
     pub tt_entries: usize,
     pub max_plies: Option<usize>,
+    /// The chip's node limit (with `nodes`, the smaller); 0: no chip.
+    pub chip_nodes: u64,
+    /// Positions of each set looked at for the chip, from its start; 0: no chip.
+    pub chip_sample: usize,
 }
 
 pub fn run(opts: &Options) -> Result<()> {
@@ -420,6 +664,25 @@ pub fn run(opts: &Options) -> Result<()> {
             .map_err(|e| Failure::error(2, format!("--max-plies {plies}: {e:#}")))?;
     }
     let mut solver = Solver::new(config);
+    let project = crate::manifest::Manifest::load(&util::project_root())?;
+    let chip_config = project.search()?;
+    let mhz = project.clock_mhz(None)?;
+    let runtime: SpadeRuntime;
+    let mut chip = None;
+    let mut chip_model_time = None;
+    if opts.chip_nodes > 0 && opts.chip_sample > 0 {
+        runtime = crate::chip::runtime()?;
+        let (top, took) =
+            crate::chip::open_top::<SolverTop>(&runtime, None, "solver_top", "bench")?;
+        chip_model_time = Some(took);
+        chip = Some(ChipBench {
+            chip: ChipSearcher::new(top, chip_config),
+            twin: Solver::new(chip_config),
+            limit: opts.nodes.min(opts.chip_nodes),
+            sample: opts.chip_sample,
+            mhz,
+        });
+    }
     let profile = if cfg!(debug_assertions) {
         "debug"
     } else {
@@ -435,16 +698,19 @@ pub fn run(opts: &Options) -> Result<()> {
     let mut rows = Vec::new();
     let mut notes = Vec::new();
     let mut differ = Vec::new();
+    let mut chip_rows = Vec::new();
+    let mut chip_total = ChipTally::default();
+    let mut chip_differ = Vec::new();
     for set in &sets {
         let items = load_set(set, opts.sample)?;
         let bar = util::progress_bar(2 * items.len() as u64);
         eprintln!("bench: {set} ({} positions)", items.len());
         let mut model = Tally::default();
         bar.set_message(format!("{set}: model"));
-        let mut model_answers = Vec::new();
+        let mut model_runs = Vec::new();
         for item in &items {
             let run = run_model(&mut solver, item, opts.nodes, root_of(set));
-            model_answers.push(run.answer.clone());
+            model_runs.push(run.clone());
             model.add(item.expect, &run);
             if is_wrong(item.expect, &run.answer)
                 || matches!(run.answer, Answer::Error(_) | Answer::Unknown(Some(_)))
@@ -461,7 +727,9 @@ pub fn run(opts: &Options) -> Result<()> {
         let mut cshogi = Tally::default();
         bar.set_message(format!("{set}: cshogi"));
         let mut process = Cshogi::start(opts.nodes)?;
-        for (item, model_answer) in items.iter().zip(&model_answers) {
+        let mut cshogi_runs = Vec::new();
+        for (item, model_run) in items.iter().zip(&model_runs) {
+            let model_answer = &model_run.answer;
             let run = match process.ask(&item.sfen)? {
                 Ok(run) => run,
                 Err(how) => {
@@ -495,18 +763,24 @@ pub fn run(opts: &Options) -> Result<()> {
                     item.sfen
                 ));
             }
+            cshogi_runs.push(run);
             bar.inc(1);
         }
         process.finish();
         bar.finish_and_clear();
         rows.push(model.row(set, "model"));
         rows.push(cshogi.row(set, "cshogi DfPn"));
+        if let Some(chip) = chip.as_mut() {
+            let tally = chip.run(set, &items, &model_runs, &cshogi_runs, &mut chip_differ);
+            chip_rows.push(tally.row(set, mhz));
+            chip_total = chip_total.merge(&tally);
+        }
     }
 
     println!(
         "## Solver beside cshogi's DfPn, measured by `cargo xtask bench --solver --nodes {} \
-         --sample {}` ({profile} build)\n",
-        opts.nodes, opts.sample
+         --sample {} --chip-nodes {} --chip-sample {}` ({profile} build)\n",
+        opts.nodes, opts.sample, opts.chip_nodes, opts.chip_sample
     );
     println!(
         "Node limit {} for both. Model: df-pn of docs/search.md, table of {} entries ({}-way), \
@@ -529,6 +803,14 @@ pub fn run(opts: &Options) -> Result<()> {
     for row in &rows {
         println!("{row}");
     }
+    match &chip {
+        Some(chip) => print_chip(chip, chip_config, &chip_rows, &chip_total, chip_model_time),
+        None => println!(
+            "\nThe chip: - (not run: --chip-nodes {} --chip-sample {}; give both above 0 to run \
+             it)",
+            opts.chip_nodes, opts.chip_sample
+        ),
+    }
     if !differ.is_empty() {
         println!("\nPositions only one engine proves:\n");
         println!("| set | position | model | cshogi DfPn |");
@@ -545,7 +827,70 @@ pub fn run(opts: &Options) -> Result<()> {
             println!("{note}");
         }
     }
+    if !chip_differ.is_empty() {
+        println!("\nTHE CHIP DIFFERS FROM THE MODEL (same geometry, same limits):\n");
+        println!("| set | position | chip | model | sfen |");
+        println!("|---|---|---|---|---|");
+        for row in &chip_differ {
+            println!("{row}");
+        }
+        return Err(Failure::error(
+            1,
+            format!(
+                "the chip differs from the model on {} of the {} positions it ran (see the table)",
+                chip_differ.len(),
+                chip_total.positions
+            ),
+        ));
+    }
     Ok(())
+}
+
+/// The chip's table: per set and in total.
+fn print_chip(
+    chip: &ChipBench,
+    geometry: Config,
+    rows: &[String],
+    total: &ChipTally,
+    model_time: Option<std::time::Duration>,
+) {
+    let mhz = chip.mhz;
+    println!(
+        "\n### The chip (`solver_top`, simulated) on the same positions\n\n\
+         Per set, the first {} readable positions; those the model at the chip's geometry \
+         (swim.toml [search]: table of {} entries, {}-way, {} plies of frames) answers within {} \
+         nodes run on the chip at that node limit, the others are beyond it and not run. Each \
+         chip solve must equal that model's (result, line, every counter): differ counts those \
+         that do not. Cycles are the chip's counters from each search's start to its answer, a \
+         node = total cycles / nodes; the split is by controller state (waiting for the hash or \
+         the table, EXPAND, SELECT, DESCEND, RETURN). Times: the chip's = cycles / {mhz} MHz; \
+         cshogi's and the model's (the table above) are their wall times in this run on exactly \
+         the positions the chip ran.\n",
+        chip.sample,
+        geometry.tt_entries(),
+        geometry.tt_ways,
+        geometry.max_plies,
+        chip.limit,
+    );
+    println!(
+        "| set | on the chip | proved | differ | nodes | cycles a node | wait / expand / select / descend / return a node | nodes/s at {mhz} MHz | chip at {mhz} MHz (ms) | cshogi DfPn (ms) | model (ms) | cshogi / chip |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for row in rows {
+        println!("{row}");
+    }
+    println!("{}", total.row("all", mhz));
+    println!(
+        "\nSimulation: {} cycles in {:.1} s ({:.0} cycles/s, {:.0} nodes/s); the model at the \
+         chip's geometry on the same positions: {:.3} s; Verilator model of solver_top: build \
+         or load {}.",
+        total.cycles.total,
+        total.sim_seconds,
+        total.cycles.total as f64 / total.sim_seconds.max(1e-9),
+        total.nodes as f64 / total.sim_seconds.max(1e-9),
+        total.twin_seconds,
+        model_time.map_or("-".into(), util::secs),
+    );
 }
 
 #[cfg(test)]
@@ -623,6 +968,87 @@ mod tests {
             (3, 1, 1, 1, 1)
         );
         assert_eq!((t.nodes, t.expansions, t.seconds), (15, Some(6), 3.0));
+    }
+
+    #[test]
+    fn chip_tallies_sum_cycles_and_the_other_engines_times() {
+        use tsume::solver::{Counters, Kind};
+        let outcome = |result, nodes| Outcome {
+            result,
+            pv: vec![],
+            root: Kind::Or,
+            shortest: false,
+            counters: Counters {
+                nodes,
+                ..Counters::default()
+            },
+        };
+        let run = |seconds| Run {
+            answer: Answer::Mate(1),
+            nodes: 1,
+            expansions: None,
+            probes: None,
+            seconds,
+        };
+        let cycles = |total| Cycles {
+            total,
+            wait: total / 10,
+            expand: total / 2,
+            select: total / 5,
+            descend: total / 10,
+            ret: total / 10,
+        };
+        let mut a = ChipTally {
+            tried: 2,
+            beyond: 1,
+            ..ChipTally::default()
+        };
+        a.add(
+            Expect::Mate(Some(3)),
+            &outcome(SearchResult::Mate, 100),
+            cycles(5_000),
+            Others {
+                model: &run(0.002),
+                cshogi: &run(0.5),
+            },
+        );
+        let mut b = ChipTally {
+            tried: 1,
+            ..ChipTally::default()
+        };
+        let crashed = Run {
+            answer: Answer::Crashed("signal 11".into()),
+            ..run(0.0)
+        };
+        b.add(
+            Expect::Mate(None),
+            &outcome(SearchResult::NoMate, 50),
+            cycles(2_500),
+            Others {
+                model: &run(0.001),
+                cshogi: &crashed,
+            },
+        );
+        let t = a.merge(&b);
+        assert_eq!(
+            (t.tried, t.beyond, t.positions, t.mate, t.wrong, t.nodes),
+            (3, 1, 2, 1, 1, 150)
+        );
+        assert_eq!(t.cycles, cycles(7_500));
+        assert_eq!(t.cshogi_failed, 1);
+        // 7,500 cycles at 75 MHz: 0.1 ms, 150 nodes in it: 1.5 M nodes/s; cshogi 500 ms.
+        assert!((t.chip_seconds(75.0) - 1e-4).abs() < 1e-12);
+        let row = t.row("mate-3", 75.0);
+        assert_eq!(
+            row,
+            "| mate-3 | 2 of 3 (1 beyond) | 1 | 0 | 150 | 50.0 | 5.0 / 25.0 / 10.0 / 5.0 / 5.0 \
+             | 1.50 M | 0.100 | 500.000 (1 failed) | 3.000 | 5000.00 |"
+        );
+        assert!(
+            ChipTally::default()
+                .row("famous", 75.0)
+                .ends_with("| - | 0.000 | 0.000 | 0.000 | - |")
+        );
     }
 
     #[test]
