@@ -57,6 +57,28 @@ pub struct Cycles {
     pub ret: u64,
 }
 
+impl std::ops::Add for Cycles {
+    type Output = Cycles;
+
+    /// Both counts of every state.
+    fn add(self, b: Cycles) -> Cycles {
+        Cycles {
+            total: self.total + b.total,
+            wait: self.wait + b.wait,
+            expand: self.expand + b.expand,
+            select: self.select + b.select,
+            descend: self.descend + b.descend,
+            ret: self.ret + b.ret,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Cycles {
+    fn add_assign(&mut self, b: Cycles) {
+        *self = *self + b;
+    }
+}
+
 /// The chip as a [`Searcher`].
 pub struct ChipSearcher<'ctx> {
     chip: SolverChip<'ctx>,

@@ -53,12 +53,7 @@ impl<'ctx> Twins<'ctx> {
         let got = solve_on(&mut self.chip, pos, limits);
         let c = self.chip.cycles();
         self.nodes += got.counters.nodes;
-        self.cycles.total += c.total;
-        self.cycles.wait += c.wait;
-        self.cycles.expand += c.expand;
-        self.cycles.select += c.select;
-        self.cycles.descend += c.descend;
-        self.cycles.ret += c.ret;
+        self.cycles += c;
         if got == want {
             Ok(got)
         } else {

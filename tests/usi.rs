@@ -181,6 +181,25 @@ fn assert_mates(sfen: &str, line: &str) {
     );
 }
 
+/// An infinite search of HARD, stopped after half a second: the engine reads commands while
+/// it searches, and answers `checkmate timeout` within 2 s of the `stop`.
+fn assert_stop_is_prompt(e: &mut Engine) {
+    e.send(&format!("position sfen {HARD}"));
+    e.send("go mate infinite");
+    thread::sleep(Duration::from_millis(500));
+    // The engine reads commands while it searches.
+    e.send("isready");
+    e.until("readyok", Duration::from_secs(5));
+    let start = Instant::now();
+    e.send("stop");
+    assert_eq!(e.checkmate(PATIENCE), "timeout");
+    let took = start.elapsed();
+    assert!(
+        took < Duration::from_secs(2),
+        "stop answered after {took:?}"
+    );
+}
+
 #[test]
 fn handshake_and_quit() {
     let mut e = Engine::start();
@@ -303,20 +322,7 @@ fn limits_answer_timeout() {
 #[test]
 fn stop_ends_an_infinite_search_promptly() {
     let mut e = Engine::start();
-    e.send(&format!("position sfen {HARD}"));
-    e.send("go mate infinite");
-    thread::sleep(Duration::from_millis(500));
-    // The engine reads commands while it searches.
-    e.send("isready");
-    e.until("readyok", Duration::from_secs(5));
-    let start = Instant::now();
-    e.send("stop");
-    assert_eq!(e.checkmate(PATIENCE), "timeout");
-    let took = start.elapsed();
-    assert!(
-        took < Duration::from_secs(2),
-        "stop answered after {took:?}"
-    );
+    assert_stop_is_prompt(&mut e);
     // The engine solves on after a stop.
     e.send(&format!("position sfen {MATE1}"));
     e.send("go mate infinite");
@@ -434,19 +440,7 @@ fn the_chip_answers_as_the_model() {
         );
     }
     // A stop during a chip search answers at once.
-    e.send(&format!("position sfen {HARD}"));
-    e.send("go mate infinite");
-    thread::sleep(Duration::from_millis(500));
-    e.send("isready");
-    e.until("readyok", Duration::from_secs(5));
-    let start = Instant::now();
-    e.send("stop");
-    assert_eq!(e.checkmate(PATIENCE), "timeout");
-    let took = start.elapsed();
-    assert!(
-        took < Duration::from_secs(2),
-        "stop answered after {took:?}"
-    );
+    assert_stop_is_prompt(&mut e);
     // Back on the model, then a quit during a chip search.
     e.send("setoption name Engine value model");
     e.send(&format!("position sfen {MATE1}"));

@@ -565,29 +565,22 @@ pub fn run(opts: &Options) -> Result<()> {
             opts.chip_nodes, opts.chip_sample
         ),
     }
-    if !differ.is_empty() {
-        println!("\nPositions only one engine proves:\n");
-        println!("| set | position | model | cshogi DfPn |");
-        println!("|---|---|---|---|");
-        for row in &differ {
-            println!("{row}");
-        }
-    }
-    if !notes.is_empty() {
-        println!("\nWrong, failed and capacity answers:\n");
-        println!("| set | engine | position | answer | sfen |");
-        println!("|---|---|---|---|---|");
-        for note in &notes {
-            println!("{note}");
-        }
-    }
+    print_rows(
+        "Positions only one engine proves:",
+        &["set", "position", "model", "cshogi DfPn"],
+        &differ,
+    );
+    print_rows(
+        "Wrong, failed and capacity answers:",
+        &["set", "engine", "position", "answer", "sfen"],
+        &notes,
+    );
+    print_rows(
+        "THE CHIP DIFFERS FROM THE MODEL (same geometry, same limits):",
+        &["set", "position", "chip", "model", "sfen"],
+        &chip_differ,
+    );
     if !chip_differ.is_empty() {
-        println!("\nTHE CHIP DIFFERS FROM THE MODEL (same geometry, same limits):\n");
-        println!("| set | position | chip | model | sfen |");
-        println!("|---|---|---|---|---|");
-        for row in &chip_differ {
-            println!("{row}");
-        }
         return Err(Failure::error(
             1,
             format!(
@@ -618,6 +611,19 @@ fn describe(answer: &Answer) -> String {
         Answer::Unknown(Some(r)) => format!("unknown: {r}"),
         Answer::Crashed(how) => format!("crashed: {how}"),
         Answer::Error(e) => format!("error: {e}"),
+    }
+}
+
+/// A markdown table under `title` with the columns `header`, unless `rows` is empty.
+fn print_rows(title: &str, header: &[&str], rows: &[String]) {
+    if rows.is_empty() {
+        return;
+    }
+    println!("\n{title}\n");
+    println!("| {} |", header.join(" | "));
+    println!("|{}", "---|".repeat(header.len()));
+    for row in rows {
+        println!("{row}");
     }
 }
 

@@ -201,13 +201,10 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
         )?;
         if let Some(mhz) = clock {
             let on_chip: Vec<&Solved> = rows.iter().filter_map(|r| r.chip.as_ref()).collect();
-            let cycles = on_chip.iter().filter_map(|s| s.cycles).fold(
-                tsume::hw_solver::Cycles::default(),
-                |a, c| tsume::hw_solver::Cycles {
-                    total: a.total + c.total,
-                    ..a
-                },
-            );
+            let cycles = on_chip
+                .iter()
+                .filter_map(|s| s.cycles)
+                .fold(tsume::hw_solver::Cycles::default(), |a, c| a + c);
             let nodes: u64 = on_chip.iter().map(|s| s.outcome.counters.nodes).sum();
             writeln!(
                 out,

@@ -43,7 +43,7 @@ impl ChipTally {
             self.wrong += 1;
         }
         self.nodes += outcome.counters.nodes;
-        self.cycles = sum_cycles(self.cycles, cycles);
+        self.cycles += cycles;
         self.model_seconds += others.model.seconds;
         self.cshogi_seconds += others.cshogi.seconds;
         if matches!(others.cshogi.answer, Answer::Crashed(_) | Answer::Error(_)) {
@@ -61,7 +61,7 @@ impl ChipTally {
             wrong: self.wrong + other.wrong,
             differ: self.differ + other.differ,
             nodes: self.nodes + other.nodes,
-            cycles: sum_cycles(self.cycles, other.cycles),
+            cycles: self.cycles + other.cycles,
             sim_seconds: self.sim_seconds + other.sim_seconds,
             twin_seconds: self.twin_seconds + other.twin_seconds,
             model_seconds: self.model_seconds + other.model_seconds,
@@ -121,17 +121,6 @@ impl ChipTally {
 pub struct Others<'a> {
     pub model: &'a Run,
     pub cshogi: &'a Run,
-}
-
-pub(super) fn sum_cycles(a: Cycles, b: Cycles) -> Cycles {
-    Cycles {
-        total: a.total + b.total,
-        wait: a.wait + b.wait,
-        expand: a.expand + b.expand,
-        select: a.select + b.select,
-        descend: a.descend + b.descend,
-        ret: a.ret + b.ret,
-    }
 }
 
 /// Seconds as milliseconds, three decimals.
