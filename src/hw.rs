@@ -30,6 +30,12 @@ pub struct MovegenTop;
 pub fn runtime(verilator: &Path, verilog: &Path) -> anyhow::Result<SpadeRuntime> {
     require(verilator, "Verilator")?;
     require(verilog, "compiled Verilog")?;
+    // Once a process, before its first build (tests build models on parallel threads).
+    static STALE_REMOVED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    STALE_REMOVED
+        .get_or_init(|| remove_stale_models(verilog).map_err(|error| format!("{error:#}")))
+        .clone()
+        .map_err(anyhow::Error::msg)?;
     let verilator: OsString = verilator.into();
     SpadeRuntime::new(
         SpadeRuntimeOptions::default()
@@ -37,6 +43,37 @@ pub fn runtime(verilator: &Path, verilog: &Path) -> anyhow::Result<SpadeRuntime>
     )
     .map_err(marlin_error)
     .with_context(|| format!("building the Verilator runtime for {}", verilog.display()))
+}
+
+/// Removes every Verilator model marlin built before `verilog` last changed, so that it is
+/// built again. marlin rebuilds when the Verilog is newer than the model's folder, but a
+/// failed build touches that folder too, and the next run would load the older model.
+fn remove_stale_models(verilog: &Path) -> anyhow::Result<()> {
+    let Some(artifacts) = verilog.parent().map(|dir| dir.join("thirdparty/marlin")) else {
+        return Ok(());
+    };
+    let Ok(entries) = std::fs::read_dir(&artifacts) else {
+        return Ok(());
+    };
+    let changed = std::fs::metadata(verilog)
+        .and_then(|meta| meta.modified())
+        .with_context(|| format!("reading the time of {}", verilog.display()))?;
+    for entry in entries.flatten() {
+        let dir = entry.path();
+        let Ok(libraries) = std::fs::read_dir(dir.join("obj_dir")) else {
+            continue;
+        };
+        let built = libraries
+            .flatten()
+            .filter(|file| file.file_name().to_string_lossy().ends_with(".so"))
+            .filter_map(|file| file.metadata().and_then(|meta| meta.modified()).ok())
+            .max();
+        if built.is_some_and(|built| built < changed) {
+            std::fs::remove_dir_all(&dir)
+                .with_context(|| format!("removing the stale model {}", dir.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// An error naming a missing tool or build product and the commands that make it.

@@ -79,9 +79,37 @@ impl std::ops::AddAssign for Cycles {
     }
 }
 
+/// Whether a chip built for `built` can search with the geometry `config`: its own, or
+/// its table cut to fewer sets (`tt_index_bits` up to the chip's; the same ways, frames and
+/// children), searched as the model of that geometry searches. The error says what the
+/// chip can take.
+pub fn chip_takes(built: Config, config: Config) -> Result<(), String> {
+    let same_frames = config.max_plies == built.max_plies
+        && config.max_children == built.max_children
+        && config.tt_ways == built.tt_ways;
+    if same_frames && config.tt_index_bits <= built.tt_index_bits {
+        return Ok(());
+    }
+    Err(format!(
+        "the chip is built for a table of up to {} entries (2^{} sets of {} ways), {} plies \
+         and {} children a node; it can use fewer sets, nothing else larger or smaller \
+         (asked: {} entries, {} plies)",
+        built.tt_entries(),
+        built.tt_index_bits,
+        built.tt_ways,
+        built.max_plies,
+        built.max_children,
+        config.tt_entries(),
+        config.max_plies
+    ))
+}
+
 /// The chip as a [`Searcher`].
 pub struct ChipSearcher<'ctx> {
     chip: SolverChip<'ctx>,
+    /// The geometry the chip's memories are built for.
+    built: Config,
+    /// The geometry searched with: `built`, or a table of fewer sets.
     config: Config,
     stop: Option<Arc<AtomicBool>>,
 }
@@ -91,9 +119,18 @@ impl<'ctx> ChipSearcher<'ctx> {
     pub fn new(chip: SolverChip<'ctx>, config: Config) -> ChipSearcher<'ctx> {
         ChipSearcher {
             chip,
+            built: config,
             config,
             stop: None,
         }
+    }
+
+    /// Searches from the next solve on with the geometry `config`, which the chip must
+    /// take ([`chip_takes`]).
+    pub fn set_config(&mut self, config: Config) -> Result<(), String> {
+        chip_takes(self.built, config)?;
+        self.config = config;
+        Ok(())
     }
 
     /// A flag another thread may set to stop the searches that follow (the chip's `stop`).
@@ -161,6 +198,7 @@ impl Searcher for ChipSearcher<'_> {
     fn begin(&mut self) -> Result<(), Reason> {
         self.wait("idle", |m| m.busy == 0)?;
         self.wait("table", |m| m.tt_ready == 1)?;
+        self.chip.model_mut().table_bits = self.config.tt_index_bits as u8;
         self.pulse(|m| m.clear = 1, |m| m.clear = 0);
         self.wait("table", |m| m.tt_ready == 1)
     }

@@ -287,8 +287,19 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     }
     assert!(chip[2]["error"].is_string(), "{}", chip[2]);
 
-    // The chip's table is swim.toml's: another size is the model's.
-    let out = solve_on_chip(&["--tt-entries", "1024", "--sfen", MATE1], "");
+    // The chip can search with a table of fewer sets than swim.toml's, as the model does.
+    let small = ["--tt-entries", "8", "--json", "--shortest", "--sfen", &sfen];
+    let (c, m) = (solve_on_chip(&small, ""), solve(&small, ""));
+    assert!(c.status.success(), "{}", text(&c.stderr));
+    let (c, m) = (
+        &json_lines(&text(&c.stdout))[0],
+        &json_lines(&text(&m.stdout))[0],
+    );
+    for field in ["result", "pv", "nodes", "expansions", "probes", "stores"] {
+        assert_eq!(c[field], m[field], "{field}: chip {c}, model {m}");
+    }
+    // A larger table, or other frames, are the model's.
+    let out = solve_on_chip(&["--tt-entries", "1048576", "--sfen", MATE1], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("--engine reference"),

@@ -23,6 +23,12 @@ use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver,
 const POSITIONS: usize = 100;
 /// The node limit of a suite problem: longer ones end `unknown` in both engines.
 const SUITE_NODES: u64 = 5_000;
+/// The small table's set-index bits: 2 sets of swim.toml's ways, which the suite's
+/// searches overflow at once.
+const SMALL_TABLE_BITS: u32 = 1;
+/// Suite problems searched with the small table, and their node limit.
+const SMALL_TABLE_PROBLEMS: usize = 12;
+const SMALL_TABLE_NODES: u64 = 1_000;
 
 fn config() -> Config {
     Config::from_manifest(&common::root().join("swim.toml")).expect("swim.toml [search]")
@@ -38,10 +44,21 @@ struct Twins<'ctx> {
 
 impl<'ctx> Twins<'ctx> {
     fn new(runtime: &'ctx tsume::marlin::spade::SpadeRuntime) -> Twins<'ctx> {
+        Twins::with_config(runtime, config())
+    }
+
+    /// The chip searching with `config` (its own geometry or a table of fewer sets), the
+    /// model built for it.
+    fn with_config(
+        runtime: &'ctx tsume::marlin::spade::SpadeRuntime,
+        config: Config,
+    ) -> Twins<'ctx> {
         let chip = SolverChip::new(runtime, None).expect("the solver_top model");
+        let mut chip = ChipSearcher::new(chip, self::config());
+        chip.set_config(config).expect("a geometry the chip takes");
         Twins {
-            chip: ChipSearcher::new(chip, config()),
-            model: Solver::new(config()),
+            chip,
+            model: Solver::new(config),
             nodes: 0,
             cycles: Cycles::default(),
         }
@@ -149,6 +166,37 @@ fn random_positions_solve_as_in_the_model() {
             "seed {seed}: a kind of answer never occurred"
         );
     }
+}
+
+#[test]
+fn a_small_table_evicts_as_in_the_model() {
+    let runtime = common::runtime();
+    let small = Config {
+        tt_index_bits: SMALL_TABLE_BITS,
+        ..config()
+    };
+    let mut twins = Twins::with_config(&runtime, small);
+    let mut whole = Solver::new(config());
+    let mut failures = Vec::new();
+    let mut changed = 0;
+    let problems = common::suite()
+        .into_iter()
+        .filter(|(p, _)| p.solve_only.is_none());
+    for (p, pos) in problems.take(SMALL_TABLE_PROBLEMS) {
+        let lim = limits(SMALL_TABLE_NODES, false, Root::Attacker);
+        match twins.solve(&p.id, &pos, lim) {
+            // The evictions must change the search: not every counter as with the whole table.
+            Ok(out) => changed += usize::from(out.counters != whole.solve(&pos, lim).counters),
+            Err(e) => failures.push(e),
+        }
+    }
+    twins.report("suite with a table of 2 sets");
+    common::assert_no_failures(&failures, "a small table differs from the model", 0);
+    assert!(
+        changed > 0,
+        "a table of {} entries searched as the whole table on every problem: nothing evicted",
+        small.tt_entries()
+    );
 }
 
 #[test]

@@ -48,21 +48,26 @@ Tasks in detail:
           exit 1 if any line is not a usable position). With neither: the problem suite (problems/) as a
           table, each answer checked against the reference (exit 1 on a disagreement).
           --vcd FILE writes a waveform of the run.
-  solve   Tsume problems solved by the df-pn search of docs/search.md. --engine reference
-          (the default) is the software model; --engine hardware, the chip's search
-          controller, is not built yet. --sfen: one position with the board, the result, the
-          mating line in USI, its plies, the counters (nodes, expansions, probes) and the time.
+  solve   Tsume problems solved by the df-pn search of docs/search.md. --engine hardware
+          (the default) is the chip's search controller simulated by Verilator (a `chip:`
+          line with its cycles; --vcd FILE writes a waveform); --engine reference is the
+          software model. --sfen: one position with the board, the result, the mating line
+          in USI, its plies, the counters (nodes, expansions, probes, stores) and the time.
           --positions FILE (- for stdin): one line per position in input order, --json one
-          object a line with sfen, result (mate, nomate or unknown), pv, plies, nodes,
-          expansions, probes (and reason for unknown); a bad line gives sfen and error, the run goes on and exits 1 at the end. With neither: the problem suite
-          (problems/) as a table (problem, expected, result, plies, nodes, time); exit 1 on a
-          wrong result: a mate not found within the limit, `nomate` on a mate, a mate
-          shorter than the expected distance or, with --shortest, of another length. Long
-          problems (`solve_only` in the suite) use their own node limit, table and frames
-          unless the options give them. --nodes N (default 1000000 moves made), --shortest,
-          --tt-entries N (the table; default swim.toml [search]), --max-plies N (frames).
+          object a line with sfen, engine, result (mate, nomate or unknown), pv, plies, nodes,
+          expansions, probes, stores, cycles on the chip (and reason for unknown); a bad
+          line gives sfen and error, the run goes on and exits 1 at the end. With neither:
+          the problem suite (problems/) as a table (problem, expected, result, plies, nodes,
+          time), on the chip with the model beside it; exit 1 on a wrong result (a mate not
+          found within the limit, `nomate` on a mate, a mate shorter than the expected
+          distance or, with --shortest, of another length) or on a difference between the
+          engines. Long problems (`solve_only` in the suite) use their own node limit, table
+          and frames unless the options give them, on the model only. --nodes N (default
+          1000000 moves made), --shortest, --tt-entries N (the table; default swim.toml
+          [search]; the chip takes that or fewer), --max-plies N (frames).
   verify  The chip against the reference on --random N fresh random positions (half in
-          check); every disagreement printed with its SFEN, exit 1 if any.
+          check); every disagreement printed with its SFEN, exit 1 if any. --solver N: the
+          chip's search against the model on N random positions (--nodes, --seed).
   bench   Measured figures: cycles per position (first move, end of list) on the suite and
           on random positions, checks and evasions apart and together, simulation speed,
           and the software reference's speed on the same positions, as markdown tables.

@@ -108,7 +108,8 @@ pub struct SolveArgs {
     pub shortest: bool,
     /// Entries of the transposition table (a power-of-two number of sets of swim.toml's
     /// ways). Default: swim.toml [search] (the chip's table); in the suite a long
-    /// problem's own size. Long problems need millions.
+    /// problem's own size. Long problems need millions. The chip takes its own size or
+    /// fewer sets (a small table that evicts).
     #[arg(long, value_name = "N")]
     pub tt_entries: Option<usize>,
     /// Child frames: mates of up to N - 1 plies are searched (2 to 1024). Default:
@@ -134,7 +135,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let mut chip = None;
     if hardware {
         if args.sfen.is_some() || args.positions.is_some() {
-            fits_the_chip(base, args)?;
+            fit_the_chip(base, args)?;
         }
         runtime = crate::chip::runtime()?;
         let (top, _) = crate::chip::open_top::<SolverTop>(
@@ -162,32 +163,32 @@ pub struct Chip<'ctx> {
     pub clock_mhz: f64,
 }
 
-/// The chip's memories are built for swim.toml [search]: other sizes are the model's.
-fn fits_the_chip(base: Config, args: &SolveArgs) -> Result<()> {
+/// The geometry of an `--sfen` or `--positions` run; on the chip, one it can take (its
+/// own, or a table of fewer sets: `--tt-entries` below its own).
+fn fit_the_chip(base: Config, args: &SolveArgs) -> Result<Config> {
     let config = configure(base, args.tt_entries, args.max_plies)?;
-    if config != base {
-        return Err(Failure::error(
+    tsume::hw_solver::chip_takes(base, config).map_err(|why| {
+        Failure::error(
             2,
             format!(
-                "--tt-entries/--max-plies: the chip's table ({} entries) and frames ({}) are \
-                 built from swim.toml [search]; change them there, or solve with \
-                 --engine reference",
-                base.tt_entries(),
-                base.max_plies
+                "--tt-entries/--max-plies: {why}; change swim.toml [search], or solve with \
+                 --engine reference"
             ),
-        ));
-    }
-    Ok(())
+        )
+    })?;
+    Ok(config)
 }
 
 fn run_with(args: &SolveArgs, base: Config, mut chip: Option<&mut Chip>) -> Result<()> {
     if let Some(words) = &args.sfen {
         let text = words.join(" ");
         let config = configure(base, args.tt_entries, args.max_plies)?;
+        use_config(chip.as_deref_mut(), config)?;
         return one(&text, config, limits(args, None), chip);
     }
     if let Some(file) = &args.positions {
         let config = configure(base, args.tt_entries, args.max_plies)?;
+        use_config(chip.as_deref_mut(), config)?;
         let inputs = read_positions(file)?;
         let failed = many(
             &inputs,
@@ -218,6 +219,16 @@ fn run_with(args: &SolveArgs, base: Config, mut chip: Option<&mut Chip>) -> Resu
         .clone()
         .unwrap_or_else(crate::toolchain::problems_dir);
     suite::run(&dir, base, args, chip)
+}
+
+/// The chip searches with `config` (checked by `fit_the_chip` before it was built).
+fn use_config(chip: Option<&mut Chip>, config: Config) -> Result<()> {
+    if let Some(chip) = chip {
+        chip.searcher
+            .set_config(config)
+            .map_err(|why| Failure::error(2, why))?;
+    }
+    Ok(())
 }
 
 /// The node limit and mode of a run: `--nodes`, else the problem's own, else the default.
