@@ -128,14 +128,20 @@ impl ExpandChip<'_> {
     }
 
     /// EXPAND of the stored position as the node at ply `ply` of `kind` with `left` plies
-    /// left; gives up `max_cycles` after the start.
+    /// left and a child limit of `max_children` (1 to 128); gives up `max_cycles` after
+    /// the start.
     pub fn expand(
         &mut self,
         ply: usize,
         kind: Kind,
         left: u32,
+        max_children: usize,
         max_cycles: u64,
     ) -> anyhow::Result<Expanded> {
+        ensure!(
+            (1..=128).contains(&max_children),
+            "a child limit of {max_children}: the frames hold 1 to 128"
+        );
         self.wait("table", |m| m.tt_ready == 1)?;
         ensure!(
             self.model().hash_valid == 1,
@@ -147,6 +153,7 @@ impl ExpandChip<'_> {
         m.ply = ply as u8;
         m.left = left as u16;
         m.and_node = u8::from(kind == Kind::And);
+        m.max_children = max_children as u8;
         self.tick();
         self.model_mut().start = 0;
         let mut cycles = 1;

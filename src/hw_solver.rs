@@ -80,27 +80,31 @@ impl std::ops::AddAssign for Cycles {
 }
 
 /// Whether a chip built for `built` can search with the geometry `config`: its own, or
-/// its table cut to fewer sets (`tt_index_bits` up to the chip's; the same ways, frames and
-/// children), searched as the model of that geometry searches. The error says what the
-/// chip can take.
+/// a smaller one (a table of fewer sets of the same ways, fewer plies, fewer children a
+/// node), searched as the model of that geometry searches: the host bounds the plies, the
+/// chip's `table_bits` and `max_children` inputs the rest. The error says what the chip
+/// can take.
 pub fn chip_takes(built: Config, config: Config) -> Result<(), String> {
-    let same_frames = config.max_plies == built.max_plies
-        && config.max_children == built.max_children
-        && config.tt_ways == built.tt_ways;
-    if same_frames && config.tt_index_bits <= built.tt_index_bits {
+    if config.tt_ways == built.tt_ways
+        && config.tt_index_bits <= built.tt_index_bits
+        && (2..=built.max_plies).contains(&config.max_plies)
+        && (1..=built.max_children).contains(&config.max_children)
+    {
         return Ok(());
     }
     Err(format!(
-        "the chip is built for a table of up to {} entries (2^{} sets of {} ways), {} plies \
-         and {} children a node; it can use fewer sets, nothing else larger or smaller \
-         (asked: {} entries, {} plies)",
+        "the chip is built for a table of {} entries (2^{} sets of {} ways), {} plies and {} \
+         children a node; it takes those or fewer sets, plies and children, with the same \
+         ways (asked: {} entries in sets of {} ways, {} plies, {} children)",
         built.tt_entries(),
         built.tt_index_bits,
         built.tt_ways,
         built.max_plies,
         built.max_children,
         config.tt_entries(),
-        config.max_plies
+        config.tt_ways,
+        config.max_plies,
+        config.max_children
     ))
 }
 
@@ -198,7 +202,9 @@ impl Searcher for ChipSearcher<'_> {
     fn begin(&mut self) -> Result<(), Reason> {
         self.wait("idle", |m| m.busy == 0)?;
         self.wait("table", |m| m.tt_ready == 1)?;
-        self.chip.model_mut().table_bits = self.config.tt_index_bits as u8;
+        let m = self.chip.model_mut();
+        m.table_bits = self.config.tt_index_bits as u8;
+        m.max_children = self.config.max_children as u8;
         self.pulse(|m| m.clear = 1, |m| m.clear = 0);
         self.wait("table", |m| m.tt_ready == 1)
     }

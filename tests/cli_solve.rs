@@ -288,7 +288,14 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     assert!(chip[2]["error"].is_string(), "{}", chip[2]);
 
     // The chip can search with a table of fewer sets than swim.toml's, as the model does.
-    let small = ["--tt-entries", "8", "--json", "--shortest", "--positions", "-"];
+    let small = [
+        "--tt-entries",
+        "8",
+        "--json",
+        "--shortest",
+        "--positions",
+        "-",
+    ];
     let input = format!("{sfen}\n");
     let (c, m) = (solve_on_chip(&small, &input), solve(&small, &input));
     assert!(c.status.success(), "{}", text(&c.stderr));

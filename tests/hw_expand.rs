@@ -7,7 +7,8 @@
 //! evasions), the chip's expansion must equal the model's `machine::expand_node`: every
 //! child's hash (the model's `Keys::after`), the frame written (move words and values, in
 //! stream order), the outcome (child limit, no move, no plies left, or a filled frame),
-//! the length of the list and the probes counted. Seed printed on failure; `TSUME_SEED` repeats a run,
+//! the length of the list and the probes counted; now and then with a child limit below
+//! the list's length (the chip's `max_children` input), so that the limit is reached. Seed printed on failure; `TSUME_SEED` repeats a run,
 //! `TSUME_RANDOM` sets the number of positions. Prints the mean cycles of an expansion
 //! next to the generator's N + 15.
 
@@ -159,6 +160,13 @@ fn check(
         chip.store(key, pn, dn, len, bounded)?;
     }
 
+    // The child limit: the frames' own, or now and then one the list exceeds.
+    let max_children = if moves.len() >= 2 && rng.random_bool(0.15) {
+        rng.random_range(1..moves.len()).min(cfg.max_children)
+    } else {
+        cfg.max_children
+    };
+
     // The model.
     let mut children: Vec<Child> = Vec::new();
     let mut scratch = Vec::new();
@@ -174,7 +182,7 @@ fn check(
         node,
         |q| path[q],
         &table,
-        cfg.max_children,
+        max_children,
         &mut scratch,
         &mut children,
         &mut probes,
@@ -195,7 +203,7 @@ fn check(
     };
 
     // The chip.
-    let got = chip.expand(d, kind, left, 10 * stream_len as u64 + 200)?;
+    let got = chip.expand(d, kind, left, max_children, 10 * stream_len as u64 + 200)?;
     if got.outcome != want {
         diffs.push(format!("outcome {:?}, expected {want:?}", got.outcome));
     }
@@ -213,7 +221,7 @@ fn check(
     let kept = if left == 0 {
         0
     } else {
-        moves.len().min(cfg.max_children)
+        moves.len().min(max_children)
     };
     let want_hashes: Vec<(usize, u64)> = hashes.iter().copied().enumerate().take(kept).collect();
     if got.hashes != want_hashes {
@@ -337,6 +345,7 @@ fn expansions_match_the_model() {
     common::assert_no_failures(&failures, "expansions disagree with the model", seed);
     for (case, n) in [
         ("filled frame", seen.select),
+        ("child limit", seen.limit),
         ("no move", seen.no_move),
         ("no plies left", seen.no_ply),
         ("repeated child", seen.repeated),

@@ -2,8 +2,10 @@
 //! against the model (`tsume::solver::Solver`): a solve on the chip must equal the model's
 //! solve, result, line, shortest flag and counters (nodes, expansions, probes, stores), on
 //! the problem suite (with the nshogi samples), on fresh random positions every run (seed
-//! printed on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number), and at
-//! the limits (a node limit mid-search, a stop), each solve on the chip the last one left.
+//! printed on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number), at
+//! the limits (a node limit mid-search, a stop), each solve on the chip the last one left,
+//! and with smaller geometries the chip takes: a table of 2 sets that must evict, a child
+//! limit and a ply limit that problems reach.
 //! Prints the chip's cycles a node.
 
 mod common;
@@ -197,6 +199,48 @@ fn a_small_table_evicts_as_in_the_model() {
         "a table of {} entries searched as the whole table on every problem: nothing evicted",
         small.tt_entries()
     );
+}
+
+/// The suite's first problems solved by both with `config`; how many outcomes `hit` holds.
+fn smaller_geometry(config: Config, what: &str, hit: impl Fn(&Outcome) -> bool) -> usize {
+    let runtime = common::runtime();
+    let mut twins = Twins::with_config(&runtime, config);
+    let mut failures = Vec::new();
+    let mut hits = 0;
+    let problems = common::suite()
+        .into_iter()
+        .filter(|(p, _)| p.solve_only.is_none());
+    for (p, pos) in problems.take(SMALL_TABLE_PROBLEMS) {
+        match twins.solve(&p.id, &pos, limits(SMALL_TABLE_NODES, true, Root::Attacker)) {
+            Ok(out) => hits += usize::from(hit(&out)),
+            Err(e) => failures.push(e),
+        }
+    }
+    twins.report(what);
+    common::assert_no_failures(&failures, &format!("{what}: the chip differs"), 0);
+    hits
+}
+
+#[test]
+fn a_child_limit_and_a_ply_limit_answer_as_in_the_model() {
+    let children = smaller_geometry(
+        Config {
+            max_children: 16,
+            ..config()
+        },
+        "suite with 16 children a node",
+        |out| matches!(out.result, SearchResult::Unknown(Reason::ChildLimit { .. })),
+    );
+    assert!(children > 0, "no problem reached a child limit of 16");
+    let plies = smaller_geometry(
+        Config {
+            max_plies: 4,
+            ..config()
+        },
+        "suite with 4 plies",
+        |out| matches!(out.result, SearchResult::Unknown(Reason::PlyLimit { .. })),
+    );
+    assert!(plies > 0, "no problem reached a ply limit of 3 plies");
 }
 
 #[test]
