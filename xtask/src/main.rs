@@ -64,7 +64,7 @@ Tasks in detail:
           engines. Long problems (`solve_only` in the suite) use their own node limit, table
           and frames unless the options give them, on the model only. --nodes N (default
           1000000 moves made), --shortest, --tt-entries N (the table; default swim.toml
-          [search]; the chip takes that or fewer), --max-plies N (frames).
+          [search]), --max-plies N (frames); the chip takes swim.toml's sizes or smaller.
   verify  The chip against the reference on --random N fresh random positions (half in
           check); every disagreement printed with its SFEN, exit 1 if any. --solver N: the
           chip's search against the model on N random positions (--nodes, --seed).

@@ -423,7 +423,6 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     let mut units = if args.unit.is_empty() {
         stage_units(&Hierarchy::parse(&text), &fpga.blocks_of)?
     } else {
-        let _ = write!(command, " --unit {}", args.unit.join(","));
         args.unit.iter().map(|u| (tag(u), u.clone())).collect()
     };
     if !args.only.is_empty() {

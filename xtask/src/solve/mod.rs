@@ -113,7 +113,8 @@ pub struct SolveArgs {
     #[arg(long, value_name = "N")]
     pub tt_entries: Option<usize>,
     /// Child frames: mates of up to N - 1 plies are searched (2 to 1024). Default:
-    /// swim.toml [search] max_plies; in the suite a long problem's own.
+    /// swim.toml [search] max_plies; in the suite a long problem's own. The chip takes
+    /// its own or fewer.
     #[arg(long, value_name = "N")]
     pub max_plies: Option<usize>,
 }
@@ -164,7 +165,7 @@ pub struct Chip<'ctx> {
 }
 
 /// The geometry of an `--sfen` or `--positions` run; on the chip, one it can take (its
-/// own, or a table of fewer sets: `--tt-entries` below its own).
+/// own, or a table of fewer sets, fewer plies).
 fn fit_the_chip(base: Config, args: &SolveArgs) -> Result<Config> {
     let config = configure(base, args.tt_entries, args.max_plies)?;
     tsume::hw_solver::chip_takes(base, config).map_err(|why| {
