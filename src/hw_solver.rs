@@ -17,7 +17,7 @@ use crate::hw_select::frame_peek_model;
 use crate::position::Position;
 use crate::solver::machine::Value;
 use crate::solver::table::Found;
-use crate::solver::{Config, Counters, Kind, Reason, Searcher};
+use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk};
 
 /// The search on chip (`solver_top`).
 #[spade(src = "hdl/search/solver_top.spade", name = "solver_top")]
@@ -116,6 +116,19 @@ pub struct ChipSearcher<'ctx> {
     /// The geometry searched with: `built`, or a table of fewer sets.
     config: Config,
     stop: Option<Arc<AtomicBool>>,
+    walked: Walked,
+}
+
+/// What the chip's walks of the mating line did, since the searcher was made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Walked {
+    /// Walks started, and the moves they picked.
+    pub walks: u64,
+    pub moves: u64,
+    /// Walks that reached the mate (the others left a node to the host).
+    pub complete: u64,
+    /// Cycles from each walk's start to its end.
+    pub cycles: u64,
 }
 
 impl<'ctx> ChipSearcher<'ctx> {
@@ -126,6 +139,7 @@ impl<'ctx> ChipSearcher<'ctx> {
             built: config,
             config,
             stop: None,
+            walked: Walked::default(),
         }
     }
 
@@ -153,6 +167,11 @@ impl<'ctx> ChipSearcher<'ctx> {
             descend: m.descend_cycles,
             ret: m.return_cycles,
         }
+    }
+
+    /// What the chip's walks of the mating line did so far.
+    pub fn walked(&self) -> Walked {
+        self.walked
     }
 
     /// The driver, for waveforms and ports.
@@ -299,6 +318,49 @@ impl Searcher for ChipSearcher<'_> {
             len: m.a_len,
             bounded: m.a_bounded == 1,
         }))
+    }
+
+    fn walk(&mut self, board: &Board, kind: Kind, left: u32) -> Result<Option<Walk>, Reason> {
+        self.chip
+            .load(&Position::from_inner_unchecked(board.clone_compact()));
+        self.chip.tick();
+        self.wait("the hash of the line's node", |m| m.hash_valid == 1)?;
+        self.wait("table", |m| m.tt_ready == 1)?;
+        self.pulse(
+            |m| {
+                m.walk = 1;
+                m.walk_left = left.min(1023) as u16;
+                m.walk_and = u8::from(kind == Kind::And);
+            },
+            |m| m.walk = 0,
+        );
+        let mut cycles = 1;
+        while self.chip.model().walk_done == 0 {
+            if cycles >= MAX_WAIT {
+                return Err(Reason::Engine(format!(
+                    "the line's walk: no end {MAX_WAIT} cycles on"
+                )));
+            }
+            self.chip.tick();
+            cycles += 1;
+        }
+        let len = usize::from(self.chip.model().walk_len);
+        let complete = self.chip.model().walk_complete == 1;
+        let mut moves = Vec::with_capacity(len);
+        for i in 0..len {
+            self.chip.model_mut().line_index = i as u8;
+            self.chip.tick();
+            let word = self.chip.model().line_mv;
+            moves.push(
+                bus::decode_move(word)
+                    .map_err(|e| Reason::Engine(format!("the line's move {i}: {e}")))?,
+            );
+        }
+        self.walked.walks += 1;
+        self.walked.moves += len as u64;
+        self.walked.complete += u64::from(complete);
+        self.walked.cycles += cycles;
+        Ok(Some(Walk { moves, complete }))
     }
 
     fn counters(&self) -> Counters {

@@ -5,7 +5,8 @@
 //! printed on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number), at
 //! the limits (a node limit mid-search, a stop), each solve on the chip the last one left,
 //! and with smaller geometries the chip takes: a table of 2 sets that must evict, a child
-//! limit and a ply limit that problems reach.
+//! limit and a ply limit that problems reach. The lines are walked on chip (the suite's
+//! must be), and with the small table some walks must leave a node to the host.
 //! Prints the chip's cycles a node.
 
 mod common;
@@ -83,6 +84,11 @@ impl<'ctx> Twins<'ctx> {
     }
 
     fn report(&self, what: &str) {
+        let w = self.chip.walked();
+        eprintln!(
+            "{what}: the line walked on chip: {} walks, {} moves, {} to the mate, {} cycles",
+            w.walks, w.moves, w.complete, w.cycles
+        );
         let c = &self.cycles;
         let per = |x: u64| x as f64 / self.nodes.max(1) as f64;
         eprintln!(
@@ -127,6 +133,12 @@ fn the_suite_solves_as_in_the_model() {
     assert!(
         mates >= 30,
         "only {mates} suite problems proven within {SUITE_NODES} nodes"
+    );
+    // The lines are walked on chip: every proven problem's, at least in part.
+    let walked = twins.chip.walked();
+    assert!(
+        walked.moves > 0 && walked.complete > 0,
+        "the chip walked no line: {walked:?}"
     );
     common::assert_no_failures(&failures, "suite problems differ from the model", 0);
 }
@@ -194,6 +206,12 @@ fn a_small_table_evicts_as_in_the_model() {
     }
     twins.report("suite with a table of 2 sets");
     common::assert_no_failures(&failures, "a small table differs from the model", 0);
+    // Lost proofs: walks of the line that leave a node to the host (a search again).
+    let walked = twins.chip.walked();
+    assert!(
+        walked.complete < walked.walks,
+        "every walk reached the mate with a table of 2 sets: {walked:?}"
+    );
     assert!(
         changed > 0,
         "a table of {} entries searched as the whole table on every problem: nothing evicted",

@@ -1,6 +1,7 @@
 //! The mating line: read from the proof in the table after a proven search (attacker: a
-//! proven move of least length; defender: the reply of greatest length), then checked
-//! move by move by the reference (docs/search.md, "The mating line").
+//! proven move of least length; defender: the reply of greatest length), by the searcher's
+//! own walk where it has one (the chip's) and here otherwise, then checked move by move by
+//! the reference (docs/search.md, "The mating line").
 
 use rsshogi::board::Position as Board;
 use rsshogi::types::{Move, PieceType};
@@ -35,6 +36,19 @@ pub fn line<S: Searcher + ?Sized>(
     let mut line: Vec<Move> = Vec::new();
     let mut moves = Vec::new();
     loop {
+        // The searcher's own walk first, when it has one; then one node here (a lost proof
+        // searched again, or what the walk leaves), and the walk again after it.
+        if let Some(walk) = searcher.walk(&b, kind, plies.saturating_sub(line.len() as u32))? {
+            for &mv in &walk.moves {
+                h = keys.after(&b, h, mv);
+                b.apply_move(mv);
+                line.push(mv);
+                kind = kind.flip();
+            }
+            if walk.complete {
+                break;
+            }
+        }
         node_moves(&b, kind, &mut moves);
         if kind == Kind::And && moves.is_empty() {
             break;

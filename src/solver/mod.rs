@@ -158,6 +158,26 @@ pub trait Searcher {
     fn lookup(&mut self, key: u64) -> Result<Option<table::Found>, Reason>;
     /// The counters of the solve so far.
     fn counters(&self) -> Counters;
+    /// The mating line walked from `board` (a node of `kind` with `left` plies left) by
+    /// the searcher itself, as far as it can, with the picks of [`line::line`]; `None`
+    /// when it has no walk of its own (the model: the line reads the table).
+    fn walk(
+        &mut self,
+        board: &rsshogi::board::Position,
+        kind: Kind,
+        left: u32,
+    ) -> Result<Option<Walk>, Reason> {
+        let _ = (board, kind, left);
+        Ok(None)
+    }
+}
+
+/// A walk of the mating line ([`Searcher::walk`]): the moves picked from the node, and
+/// whether they reach the mate; if not, the line goes on from the node they reach.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Walk {
+    pub moves: Vec<Move>,
+    pub complete: bool,
 }
 
 /// Solves `pos` on `searcher` with its side to move playing `limits.root`: df-pn from the
