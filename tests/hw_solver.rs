@@ -17,7 +17,7 @@ use std::sync::atomic::AtomicBool;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use tsume::hw_solver::{ChipSearcher, Cycles, SolverChip};
+use tsume::hw_solver::{ChipSearcher, Cycles, SolverChip, Walked};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
 use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver, solve_on};
@@ -182,83 +182,91 @@ fn random_positions_solve_as_in_the_model() {
     }
 }
 
-#[test]
-fn a_small_table_evicts_as_in_the_model() {
-    let runtime = common::runtime();
-    let small = Config {
-        tt_index_bits: SMALL_TABLE_BITS,
-        ..config()
-    };
-    let mut twins = Twins::with_config(&runtime, small);
-    let mut whole = Solver::new(config());
-    let mut failures = Vec::new();
-    let mut changed = 0;
-    let problems = common::suite()
-        .into_iter()
-        .filter(|(p, _)| p.solve_only.is_none());
-    for (p, pos) in problems.take(SMALL_TABLE_PROBLEMS) {
-        let lim = limits(SMALL_TABLE_NODES, false, Root::Attacker);
-        match twins.solve(&p.id, &pos, lim) {
-            // The evictions must change the search: not every counter as with the whole table.
-            Ok(out) => changed += usize::from(out.counters != whole.solve(&pos, lim).counters),
-            Err(e) => failures.push(e),
-        }
-    }
-    twins.report("suite with a table of 2 sets");
-    common::assert_no_failures(&failures, "a small table differs from the model", 0);
-    // Lost proofs: walks of the line that leave a node to the host (a search again).
-    let walked = twins.chip.walked();
-    assert!(
-        walked.complete < walked.walks,
-        "every walk reached the mate with a table of 2 sets: {walked:?}"
-    );
-    assert!(
-        changed > 0,
-        "a table of {} entries searched as the whole table on every problem: nothing evicted",
-        small.tt_entries()
-    );
+/// The limits of a smaller geometry's solves.
+fn small_limits() -> Limits {
+    limits(SMALL_TABLE_NODES, true, Root::Attacker)
 }
 
-/// The suite's first problems solved by both with `config`; how many outcomes `hit` holds.
-fn smaller_geometry(config: Config, what: &str, hit: impl Fn(&Outcome) -> bool) -> usize {
+/// The suite's first problems solved by both with `config`, which the chip takes: their
+/// outcomes (equal in both, or the test fails) and what the chip's walks did.
+fn smaller_geometry(config: Config, what: &str) -> (Vec<(Position, Outcome)>, Walked) {
     let runtime = common::runtime();
     let mut twins = Twins::with_config(&runtime, config);
     let mut failures = Vec::new();
-    let mut hits = 0;
+    let mut outcomes = Vec::new();
     let problems = common::suite()
         .into_iter()
         .filter(|(p, _)| p.solve_only.is_none());
     for (p, pos) in problems.take(SMALL_TABLE_PROBLEMS) {
-        match twins.solve(&p.id, &pos, limits(SMALL_TABLE_NODES, true, Root::Attacker)) {
-            Ok(out) => hits += usize::from(hit(&out)),
+        match twins.solve(&p.id, &pos, small_limits()) {
+            Ok(out) => outcomes.push((pos, out)),
             Err(e) => failures.push(e),
         }
     }
     twins.report(what);
     common::assert_no_failures(&failures, &format!("{what}: the chip differs"), 0);
-    hits
+    (outcomes, twins.chip.walked())
+}
+
+#[test]
+fn a_small_table_evicts_as_in_the_model() {
+    let small = Config {
+        tt_index_bits: SMALL_TABLE_BITS,
+        ..config()
+    };
+    let (outcomes, walked) = smaller_geometry(small, "suite with a table of 2 sets");
+    // The evictions must change the search: not every counter as with the whole table.
+    let mut whole = Solver::new(config());
+    let changed = outcomes
+        .iter()
+        .filter(|(pos, out)| out.counters != whole.solve(pos, small_limits()).counters)
+        .count();
+    assert!(
+        changed > 0,
+        "a table of {} entries searched as the whole table on every problem: nothing evicted",
+        small.tt_entries()
+    );
+    // Lost proofs: walks of the line that leave a node to the host (a search again).
+    assert!(
+        walked.complete < walked.walks,
+        "every walk reached the mate with a table of 2 sets: {walked:?}"
+    );
 }
 
 #[test]
 fn a_child_limit_and_a_ply_limit_answer_as_in_the_model() {
-    let children = smaller_geometry(
-        Config {
-            max_children: 16,
-            ..config()
-        },
-        "suite with 16 children a node",
-        |out| matches!(out.result, SearchResult::Unknown(Reason::ChildLimit { .. })),
-    );
-    assert!(children > 0, "no problem reached a child limit of 16");
-    let plies = smaller_geometry(
-        Config {
-            max_plies: 4,
-            ..config()
-        },
-        "suite with 4 plies",
-        |out| matches!(out.result, SearchResult::Unknown(Reason::PlyLimit { .. })),
-    );
-    assert!(plies > 0, "no problem reached a ply limit of 3 plies");
+    fn child_limit(r: &SearchResult) -> bool {
+        matches!(r, SearchResult::Unknown(Reason::ChildLimit { .. }))
+    }
+    fn ply_limit(r: &SearchResult) -> bool {
+        matches!(r, SearchResult::Unknown(Reason::PlyLimit { .. }))
+    }
+    type Reached = fn(&SearchResult) -> bool;
+    let geometries: [(&str, Config, Reached); 2] = [
+        (
+            "a child limit of 16",
+            Config {
+                max_children: 16,
+                ..config()
+            },
+            child_limit,
+        ),
+        (
+            "a ply limit of 3 plies",
+            Config {
+                max_plies: 4,
+                ..config()
+            },
+            ply_limit,
+        ),
+    ];
+    for (what, geometry, reached) in geometries {
+        let (outcomes, _) = smaller_geometry(geometry, &format!("suite with {what}"));
+        assert!(
+            outcomes.iter().any(|(_, out)| reached(&out.result)),
+            "no problem reached {what}"
+        );
+    }
 }
 
 #[test]
