@@ -439,6 +439,19 @@ fn the_chip_answers_as_the_model() {
             "{lines:?}"
         );
     }
+    // Fewer plies than the chip's frames: the mate in 3 is beyond 1 ply, on the chip too.
+    e.send("setoption name MaxPlies value 2");
+    e.send(&format!("position sfen {mate3}"));
+    e.send("go mate infinite");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("raise the option MaxPlies")),
+        "{lines:?}"
+    );
+    e.send("setoption name MaxPlies value 64");
     // A stop during a chip search answers at once.
     assert_stop_is_prompt(&mut e);
     // Back on the model, then a quit during a chip search.

@@ -5,7 +5,7 @@
 //! ([`ChipThread`]) owns both for the whole session and takes the solves from a channel:
 //! the worker of `go mate` sends the position, the limits and the stop flag, and waits for
 //! the outcome and the chip's cycles. The chip's geometry is the one of swim.toml
-//! `[search]` it was built with; `USI_Hash` and `MaxPlies` do not change it.
+//! `[search]` it was built with; a job may ask for fewer plies (`MaxPlies`).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
@@ -81,6 +81,7 @@ pub type ChipAnswer = Result<(Outcome, u64), String>;
 /// One solve sent to the chip's thread.
 struct Job {
     pos: Position,
+    config: Config,
     limits: Limits,
     stop: Arc<AtomicBool>,
     reply: Sender<ChipAnswer>,
@@ -150,10 +151,17 @@ pub struct ChipHandle {
 impl ChipHandle {
     /// Solves `pos` on the chip and waits for the answer. A stop while the chip is still
     /// being built answers at once (the chip polls `stop` itself once it runs).
-    pub fn solve(&self, pos: &Position, limits: Limits, stop: &Arc<AtomicBool>) -> ChipAnswer {
+    pub fn solve(
+        &self,
+        pos: &Position,
+        config: Config,
+        limits: Limits,
+        stop: &Arc<AtomicBool>,
+    ) -> ChipAnswer {
         let (reply, answer) = mpsc::channel();
         let job = Job {
             pos: pos.clone(),
+            config,
             limits,
             stop: stop.clone(),
             reply,
@@ -209,6 +217,10 @@ fn run(files: &ChipFiles, config: Config, inbox: &Receiver<Job>, ready: &AtomicB
     ready.store(true, Ordering::Release);
     for job in inbox {
         searcher.set_stop(Some(job.stop));
+        if let Err(why) = searcher.set_config(job.config) {
+            let _ = job.reply.send(Err(why));
+            continue;
+        }
         let solved = catch_unwind(AssertUnwindSafe(|| {
             solve_on(&mut searcher, &job.pos, job.limits)
         }));

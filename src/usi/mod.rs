@@ -235,21 +235,27 @@ impl<W: Write + Send + 'static> Session<W> {
         let stop = Arc::new(AtomicBool::new(false));
         let mut engine = match (self.options.engine, &self.chip) {
             (Engine::Chip, Some(chip)) => {
-                if self.options.hash_mb != options::DEFAULT_HASH_MB
-                    || self.options.max_plies.is_some()
-                {
-                    say(
-                        &self.out,
-                        &[format!(
-                            "info string the chip's table ({} entries) and frames ({} plies) \
-                             are those of swim.toml [search], built in: USI_Hash and MaxPlies \
-                             apply to the model only",
-                            self.base.tt_entries(),
-                            self.base.max_plies
-                        )],
-                    )?;
+                // The chip's table is built in; it takes MaxPlies up to its frames.
+                let mut config = self.base;
+                let mut notes = Vec::new();
+                if self.options.hash_mb != options::DEFAULT_HASH_MB {
+                    notes.push(format!(
+                        "info string the chip's table ({} entries) is that of swim.toml \
+                         [search], built in: USI_Hash applies to the model only",
+                        self.base.tt_entries()
+                    ));
                 }
-                Worker::Chip(chip.handle(), built_in_clock_mhz())
+                match self.options.max_plies {
+                    Some(plies) if plies <= self.base.max_plies => config.max_plies = plies,
+                    Some(plies) => notes.push(format!(
+                        "info string MaxPlies {plies}: the chip's frames hold {} plies \
+                         (swim.toml [search]); it searches with those",
+                        self.base.max_plies
+                    )),
+                    None => {}
+                }
+                say(&self.out, &notes)?;
+                Worker::Chip(chip.handle(), built_in_clock_mhz(), config)
             }
             _ => Worker::Model(self.take_solver()),
         };
@@ -287,8 +293,8 @@ impl<W: Write + Send + 'static> Session<W> {
                         ),
                     }
                 }
-                Worker::Chip(chip, mhz) => (
-                    chip.solve(&pos, limits, &flag_of_chip)
+                Worker::Chip(chip, mhz, config) => (
+                    chip.solve(&pos, config, limits, &flag_of_chip)
                         .map(|(outcome, cycles)| (outcome, Some((cycles, mhz)))),
                     None,
                 ),
@@ -363,8 +369,8 @@ impl<W: Write + Send + 'static> Session<W> {
 enum Worker {
     /// The model's solver.
     Model(Solver),
-    /// The chip, and its clock in MHz.
-    Chip(ChipHandle, f64),
+    /// The chip, its clock in MHz and the geometry it searches with.
+    Chip(ChipHandle, f64, Config),
 }
 
 /// The `info string` of a chip's solve: its cycles and their time at the board's clock.
