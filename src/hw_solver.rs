@@ -119,7 +119,8 @@ pub struct ChipSearcher<'ctx> {
     walked: Walked,
 }
 
-/// What the chip's walks of the mating line did, since the searcher was made.
+/// What the chip's walks of the mating line did, since the searcher was made (or, with
+/// [`Walked::since`], between two readings).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Walked {
     /// Walks started, and the moves they picked.
@@ -129,6 +130,18 @@ pub struct Walked {
     pub complete: u64,
     /// Cycles from each walk's start to its end.
     pub cycles: u64,
+}
+
+impl Walked {
+    /// What the walks did after `before`, a reading of the same searcher.
+    pub fn since(self, before: Walked) -> Walked {
+        Walked {
+            walks: self.walks - before.walks,
+            moves: self.moves - before.moves,
+            complete: self.complete - before.complete,
+            cycles: self.cycles - before.cycles,
+        }
+    }
 }
 
 impl<'ctx> ChipSearcher<'ctx> {

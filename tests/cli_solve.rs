@@ -262,6 +262,9 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     assert!(stdout.contains("result: mate in 5 (shortest)"), "{stdout}");
     assert!(stdout.contains("chip:   "), "{stdout}");
     assert!(stdout.contains(" cycles ("), "{stdout}");
+    // The line was walked on chip, to the mate (the last walk of the shortest mode's).
+    assert!(stdout.contains("walk:   the line on chip: "), "{stdout}");
+    assert!(!stdout.contains(", 0 to the mate"), "{stdout}");
 
     // JSON lines from both engines: the same answers and counters; the chip's cycles.
     let input = format!("{sfen}\n{MATE1}\n{NOT_SFEN}\n");

@@ -17,7 +17,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
-use tsume::hw_solver::{ChipSearcher, Cycles, SolverTop};
+use tsume::hw_solver::{ChipSearcher, Cycles, SolverTop, Walked};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
 use tsume::solver::{
@@ -270,6 +270,8 @@ pub struct Solved {
     pub outcome: Outcome,
     pub time: Duration,
     pub cycles: Option<Cycles>,
+    /// The chip's walks of the mating line in this solve.
+    pub walked: Option<Walked>,
 }
 
 /// The position of `sfen` solved on `chip` if given, else by a model of `config`, or what
@@ -282,8 +284,10 @@ fn solve_either(
 ) -> Result<Solved, String> {
     match chip {
         Some(chip) => {
+            let before = chip.searcher.walked();
             let mut solved = solve(&mut chip.searcher, sfen, limits)?;
             solved.cycles = Some(chip.searcher.cycles());
+            solved.walked = Some(chip.searcher.walked().since(before));
             Ok(solved)
         }
         None => solve(&mut Solver::new(config), sfen, limits),
@@ -304,6 +308,7 @@ fn solve(searcher: &mut dyn Searcher, sfen: &str, limits: Limits) -> Result<Solv
         outcome,
         time: start.elapsed(),
         cycles: None,
+        walked: None,
     })
 }
 
@@ -417,6 +422,12 @@ fn one(sfen: &str, config: Config, limits: Limits, mut chip: Option<&mut Chip>) 
     ));
     if let (Some(cycles), Some(mhz)) = (&solved.cycles, clock_mhz) {
         out.push_str(&format!("chip:   {}\n", cycles_text(cycles, c.nodes, mhz)));
+    }
+    if let Some(w) = solved.walked.filter(|w| w.walks > 0) {
+        out.push_str(&format!(
+            "walk:   the line on chip: {} moves in {} walks, {} to the mate, {} cycles\n",
+            w.moves, w.walks, w.complete, w.cycles
+        ));
     }
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
