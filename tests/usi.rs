@@ -287,32 +287,13 @@ fn limits_answer_timeout() {
         start.elapsed()
     );
 
-    e.send("setoption name NodeLimit value 1");
-    e.send(&format!("position sfen {MATE1}"));
-    e.send("go mate infinite");
-    let lines = e.until("checkmate", PATIENCE);
-    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
-    assert!(
-        lines.iter().any(|l| l.contains("node limit")),
-        "the reason is given: {lines:?}"
-    );
+    assert_times_out(&mut e, "NodeLimit value 1", MATE1, "node limit");
     e.send("setoption name NodeLimit value 0");
     e.send("go mate infinite");
     assert_eq!(e.checkmate(PATIENCE), "G*5b");
 
     // Frames for 1 ply: a mate in 3 is beyond them.
-    e.send("setoption name MaxPlies value 2");
-    e.send("position sfen 8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1");
-    e.send("go mate infinite");
-    let lines = e.until("checkmate", PATIENCE);
-    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.contains("raise the option MaxPlies")),
-        "{lines:?}"
-    );
-    e.send("setoption name MaxPlies value 64");
+    assert_beyond_one_ply(&mut e, "8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1");
     e.send("go mate infinite");
     let line = e.checkmate(PATIENCE);
     assert_mates("8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1", &line);
@@ -440,18 +421,7 @@ fn the_chip_answers_as_the_model() {
         );
     }
     // Fewer plies than the chip's frames: the mate in 3 is beyond 1 ply, on the chip too.
-    e.send("setoption name MaxPlies value 2");
-    e.send(&format!("position sfen {mate3}"));
-    e.send("go mate infinite");
-    let lines = e.until("checkmate", PATIENCE);
-    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.contains("raise the option MaxPlies")),
-        "{lines:?}"
-    );
-    e.send("setoption name MaxPlies value 64");
+    assert_beyond_one_ply(&mut e, &mate3);
     // A stop during a chip search answers at once.
     assert_stop_is_prompt(&mut e);
     // Back on the model, then a quit during a chip search.
@@ -469,6 +439,27 @@ fn the_chip_answers_as_the_model() {
     e.send("go mate infinite");
     thread::sleep(Duration::from_millis(300));
     assert!(e.quit(Duration::from_secs(5)).success());
+}
+
+/// With the option `option` (`Name value V`) set, `go mate` on `sfen` answers `checkmate
+/// timeout` and gives the reason `reason`.
+fn assert_times_out(e: &mut Engine, option: &str, sfen: &str, reason: &str) {
+    e.send(&format!("setoption name {option}"));
+    e.send(&format!("position sfen {sfen}"));
+    e.send("go mate infinite");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains(reason)),
+        "the reason ({reason}) is given: {lines:?}"
+    );
+}
+
+/// With `MaxPlies 2` (frames for 1 ply) the mate of `sfen` (3 plies or more) is beyond the
+/// frames, and the option is named; `MaxPlies` is then 64 again.
+fn assert_beyond_one_ply(e: &mut Engine, sfen: &str) {
+    assert_times_out(e, "MaxPlies value 2", sfen, "raise the option MaxPlies");
+    e.send("setoption name MaxPlies value 64");
 }
 
 /// Without the chip's files, `Engine chip` is refused with the fix and the model answers.
