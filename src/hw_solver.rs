@@ -1,8 +1,9 @@
 //! The chip's df-pn search (`hdl/search/solver_top.spade`): the controller with every
 //! block of the search, driven from Rust as a [`Searcher`], so that a solve on the chip
 //! ([`crate::solver::solve_on`]) is the model's solve with the chip in the model's place.
-//! The chip runs each search by itself; the host loads the root, starts it, and reads the
-//! table and the root's frame for the line.
+//! The chip runs each search by itself and walks the mating line after a proof; the host
+//! loads the root, starts it, reads the walked line, and reads the table and the root's
+//! frame where the walk hands a node back.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
