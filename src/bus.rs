@@ -1,6 +1,6 @@
 //! How a position travels to the chip, and how the chip's wide outputs are laid out.
 //!
-//! Load bus of the position store (`hdl/position_store.spade`), one 45-bit word a cycle:
+//! Load bus of the position store (`hdl/movegen/position_store.spade`), one 45-bit word a cycle:
 //! - address `f` in `0..9`: file word of file index `f` (USI file `f + 1`): bit `9 * p + r`
 //!   is bit `p` of the piece code on rank index `r` (rank a = 0);
 //! - address 9: hands word: black's hand in bits 20..0, white's in bits 41..21, each packed
@@ -120,7 +120,7 @@ pub fn squares_usi(bits: Bits81) -> Vec<String> {
         .collect()
 }
 
-/// Bits of a move word from the move stream (`hdl/move_stream.spade`):
+/// Bits of a move word from the move stream (`hdl/movegen/move_stream.spade`):
 /// bits 6..0 destination square, bits 13..7 source square or, for a drop, the piece number
 /// (1 pawn, 2 lance, 3 knight, 4 silver, 5 bishop, 6 rook, 7 gold), bit 14 drop,
 /// bit 15 promotion. Squares are numbered `9 * file_index + rank_index`.

@@ -1,4 +1,4 @@
-//! Reference data for the direct-cover generators (`hdl/direct_cover.spade`).
+//! Reference data for the direct-cover generators (`hdl/movegen/direct_cover.spade`).
 //!
 //! The direct cover of a colour says, for every square, which of that colour's pieces
 //! attack it. The hardware names each attacker by the direction of its attacking move:

@@ -2,7 +2,7 @@
 //! of the position and the move, so that the software reference (and anything else that
 //! lists moves) gives the same moves in the same order as the chip.
 //!
-//! The stream (`hdl/move_stream.spade`) drains the 27 channels of `hdl/move_channels.spade`
+//! The stream (`hdl/movegen/move_stream.spade`) drains the 27 channels of `hdl/movegen/move_channels.spade`
 //! in channel order, and each channel lowest destination first:
 //!
 //! - channels 0 to 9: board moves without promotion, by move direction: 0 north, 1

@@ -6,8 +6,8 @@
 mod common;
 
 use tsume::bus::{self, squares_usi};
+use tsume::chip::CoverChip;
 use tsume::cover::{Direction, direct_cover};
-use tsume::hw::CoverChip;
 use tsume::position::Position;
 use tsume::random::{Kind, TsumeGenerator, seed_from_env};
 use tsume::rsshogi::types::{Color, File};

@@ -18,7 +18,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use tsume::bus::encode_move;
-use tsume::hw_expand::{ExpandChip, Outcome};
+use tsume::chip::expand::{ExpandChip, Outcome};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
 use tsume::rsshogi::types::Move;

@@ -17,8 +17,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use tsume::bus;
-use tsume::hw::MovegenChip;
-use tsume::link::{
+use tsume::chip::MovegenChip;
+use tsume::chip::link::{
     ErrorCode, Frame, LinkDriver, LinkError, Request, Response, SimConfig, SimUart, kind,
 };
 use tsume::position::Position;
@@ -265,7 +265,7 @@ fn load_frame(sfen: &str) -> Vec<u8> {
 
 /// MOVE frames of a list in progress until its END; returns (moves, the END, other frames
 /// seen in between).
-fn collect_until_end(link: &mut Link) -> (Vec<TsumeMove>, tsume::link::End, Vec<Response>) {
+fn collect_until_end(link: &mut Link) -> (Vec<TsumeMove>, tsume::chip::link::End, Vec<Response>) {
     let mut moves = Vec::new();
     let mut others = Vec::new();
     loop {
@@ -316,7 +316,7 @@ fn requests_before_any_position_are_refused() {
         assert!(!status.loaded && !status.streaming, "{status:?}");
         assert_eq!((status.frames_ok, status.errors), (3, 2), "{status:?}");
         assert_eq!(status.clocks_per_bit, config().clocks_per_bit);
-        assert_eq!(status.version, tsume::link::PROTOCOL_VERSION);
+        assert_eq!(status.version, tsume::chip::link::PROTOCOL_VERSION);
         assert_eq!(link.transport().leds() & 0b110, 0, "LEDs: nothing loaded");
         expect_then_good(link, "fresh chip", &[]);
         // LEDs: 1 loaded, 2 streaming (no longer), 4 error (stretched: still lit).

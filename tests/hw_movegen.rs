@@ -13,7 +13,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use tsume::hw::{self, MovegenChip};
+use tsume::chip::{self, MovegenChip};
 use tsume::position::Position;
 use tsume::random::{Kind, PawnDropGenerator, TsumeGenerator, seed_from_env};
 
@@ -42,7 +42,7 @@ fn check(chip: &mut MovegenChip, pos: &Position, stats: &mut Stats) -> Option<St
 /// the reference's.
 fn outcome(
     pos: &Position,
-    got: anyhow::Result<hw::ChipMoves>,
+    got: anyhow::Result<chip::ChipMoves>,
     stats: &mut Stats,
 ) -> Option<String> {
     match got {
@@ -52,7 +52,7 @@ fn outcome(
 }
 
 /// Differences between the chip's list `got` and the reference's for `pos`.
-fn differences(pos: &Position, got: &hw::ChipMoves, stats: &mut Stats) -> Option<String> {
+fn differences(pos: &Position, got: &chip::ChipMoves, stats: &mut Stats) -> Option<String> {
     let want = tsume_moves(pos);
     if got.in_check != (want.mode == Mode::Evasions) {
         return Some(format!(
@@ -88,7 +88,7 @@ fn differences(pos: &Position, got: &hw::ChipMoves, stats: &mut Stats) -> Option
 }
 
 /// Moves of `got` whose check flag is not rsshogi's `gives_check_move` (None when all agree).
-fn flag_differences(pos: &Position, got: &hw::ChipMoves, s: &mut ModeStats) -> Option<String> {
+fn flag_differences(pos: &Position, got: &chip::ChipMoves, s: &mut ModeStats) -> Option<String> {
     if got.gives_check.len() != got.moves.len() {
         return Some(format!(
             "{} check flags for {} moves",

@@ -9,7 +9,7 @@ mod common;
 use rand::{Rng, SeedableRng};
 
 use tsume::bus;
-use tsume::hw_path::{PathChip, pawn_files};
+use tsume::chip::path::{PathChip, pawn_files};
 use tsume::position::Position;
 use tsume::random::{Kind, TsumeGenerator, seed_from_env};
 use tsume::rsshogi::types::Move;

@@ -17,7 +17,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 use tsume::bus::encode_move;
-use tsume::hw_select::SelectChip;
+use tsume::chip::select::SelectChip;
 use tsume::position::Position;
 use tsume::problems::load_suite;
 use tsume::random::seed_from_env;

@@ -1,4 +1,4 @@
-//! The chip's df-pn search (`solver_top`, driven as a `Searcher` by `tsume::hw_solver`)
+//! The chip's df-pn search (`solver_top`, driven as a `Searcher` by `tsume::chip::solver`)
 //! against the model (`tsume::solver::Solver`): a solve on the chip must equal the model's
 //! solve, result, line, shortest flag and counters (nodes, expansions, probes, stores), on
 //! the problem suite (with the nshogi samples), on fresh random positions every run (seed
@@ -17,7 +17,7 @@ use std::sync::atomic::AtomicBool;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use tsume::hw_solver::{ChipSearcher, Cycles, SolverChip, Walked};
+use tsume::chip::solver::{ChipSearcher, Cycles, SolverChip, Walked};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
 use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver, solve_on};

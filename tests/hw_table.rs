@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use tsume::hw_table::{LOOKUP_LATENCY, STORE_CYCLES, TableChip, chip_geometry};
+use tsume::chip::table::{LOOKUP_LATENCY, STORE_CYCLES, TableChip, chip_geometry};
 use tsume::random::seed_from_env;
 use tsume::solver::table::{Found, Placement, Table};
 use tsume::solver::values::{INF, Pn};

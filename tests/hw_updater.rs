@@ -6,7 +6,7 @@
 mod common;
 
 use tsume::bus;
-use tsume::hw::MovegenChip;
+use tsume::chip::MovegenChip;
 use tsume::random::{Kind, TsumeGenerator, seed_from_env};
 use tsume::reference::tsume_moves;
 

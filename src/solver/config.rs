@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use serde::Deserialize;
 
 use super::moves::Kind;
@@ -22,25 +22,10 @@ pub struct Config {
 }
 
 impl Config {
-    /// The `[search]` table of the manifest at `path` (swim.toml).
+    /// The `[search]` table of the manifest at `path` (swim.toml), read by
+    /// [`crate::project::Manifest`].
     pub fn from_manifest(path: &Path) -> anyhow::Result<Config> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read the manifest {}", path.display()))?;
-        Config::parse(&text).with_context(|| format!("manifest {}", path.display()))
-    }
-
-    /// The `[search]` table of a manifest's text (the other tables are not read here).
-    pub fn parse(text: &str) -> anyhow::Result<Config> {
-        #[derive(Deserialize)]
-        struct Manifest {
-            search: Option<Config>,
-        }
-        let manifest: Manifest = toml::from_str(text).context("the manifest is not valid")?;
-        let config = manifest
-            .search
-            .context("no [search] table: add one with the keys tt_index_bits, tt_ways, max_plies, max_children")?;
-        config.check()?;
-        Ok(config)
+        crate::project::Manifest::read(path)?.search()
     }
 
     /// Rejects a geometry the search cannot use.
@@ -155,13 +140,25 @@ mod tests {
 
     #[test]
     fn errors_name_the_key() {
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("swim.toml");
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        let head = &text[..text.find("[search]").unwrap()];
+        let parse = |search: &str| {
+            crate::project::Manifest::parse(&format!("{head}{search}"), Path::new("swim.toml"))
+                .and_then(|m| m.search())
+        };
         let bad = "[search]\ntt_index_bits = 12\ntt_ways = four\n";
-        let e = format!("{:#}", Config::parse(bad).unwrap_err());
+        let e = format!("{:#}", parse(bad).unwrap_err());
         assert!(e.contains("tt_ways"), "{e}");
         let missing = "[search]\ntt_index_bits = 12\ntt_ways = 4\nmax_plies = 64\n";
-        let e = format!("{:#}", Config::parse(missing).unwrap_err());
+        let e = format!("{:#}", parse(missing).unwrap_err());
         assert!(e.contains("max_children"), "{e}");
-        let e = format!("{:#}", Config::parse("[hdl]\n").unwrap_err());
+        let e = format!("{:#}", parse("").unwrap_err());
         assert!(e.contains("no [search]"), "{e}");
+        let e = format!(
+            "{:#}",
+            parse(&missing.replace("64", "1\nmax_children = 128")).unwrap_err()
+        );
+        assert!(e.contains("max_plies = 1"), "{e}");
     }
 }

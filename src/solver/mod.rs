@@ -135,7 +135,7 @@ pub struct Outcome {
 }
 
 /// What a solve needs of the machine that runs its searches: the model's
-/// [`Machine`] over its table ([`Solver`]), or the chip (`tsume::hw_solver`). A solve
+/// [`Machine`] over its table ([`Solver`]), or the chip (`tsume::chip::solver`). A solve
 /// ([`solve_on`]) and its line ([`line::line`]) are written once, over this.
 pub trait Searcher {
     /// The geometry of the frames and the table.

@@ -138,7 +138,7 @@ impl Table {
     /// only replaced by a proof of fewer plies, and nothing replaces a disproven one.
     /// Otherwise in the victim way: the first empty way; else the unsolved way of least
     /// pn + dn; else (every way solved) the first disproven way; else the first way.
-    /// Returns the branch taken (the chip reports the same: `tsume::hw_table`).
+    /// Returns the branch taken (the chip reports the same: `tsume::chip::table`).
     pub fn store(&mut self, hash: u64, pn: Pn, dn: Pn, len: u16, bounded: bool) -> Placement {
         let tag = tag_of(hash);
         let range = self.set(hash);

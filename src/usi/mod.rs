@@ -6,7 +6,7 @@
 //! standard input around it.
 //!
 //! - [`options`]: the options of `setoption` and the arguments of `go`.
-//! - [`chip`]: the simulated chip that solves with `setoption name Engine value chip`.
+//! - [`chip_thread`]: the simulated chip that solves with `setoption name Engine value chip`.
 //!
 //! ```
 //! use tsume::usi::{Flow, Session, built_in_config};
@@ -28,7 +28,7 @@
 //! # anyhow::Ok(())
 //! ```
 
-pub mod chip;
+pub mod chip_thread;
 pub mod options;
 
 use std::io::Write;
@@ -43,7 +43,7 @@ use anyhow::Context;
 
 use crate::position::Position;
 use crate::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver};
-use chip::{ChipFiles, ChipHandle, ChipThread};
+use chip_thread::{ChipFiles, ChipHandle, ChipThread};
 use options::{Engine, Go, Options};
 
 /// The engine's name, answered to `usi`.
@@ -57,29 +57,18 @@ const COMMANDS: &str =
 
 /// The geometry of `[search]` in the swim.toml the engine was built from.
 pub fn built_in_config() -> anyhow::Result<Config> {
-    Config::parse(include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/swim.toml"
-    )))
-    .context("the [search] table of the swim.toml the engine was built with")
+    crate::project::Manifest::built_in()
+        .and_then(|m| m.search())
+        .context("the [search] table of the swim.toml the engine was built with")
 }
 
 /// The clock of the board swim.toml builds by default (`[fpga] board`), in MHz: the
 /// chip's time of a solve is its cycles at this clock.
 pub fn built_in_clock_mhz() -> f64 {
-    let swim: Option<toml::Table> = toml::from_str(include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/swim.toml"
-    )))
-    .ok();
-    let clock = || {
-        let fpga = swim.as_ref()?.get("fpga")?;
-        let board = fpga.get("board")?.as_str()?;
-        let mhz = fpga.get("boards")?.get(board)?.get("clock_mhz")?;
-        mhz.as_float()
-            .or_else(|| mhz.as_integer().map(|i| i as f64))
-    };
-    clock().unwrap_or(75.0)
+    // The manifest is compiled in; `the_clock_is_the_boards` checks that it has the clock.
+    crate::project::Manifest::built_in()
+        .and_then(|m| m.clock_mhz(None))
+        .expect("the built-in swim.toml names its default board's clock")
 }
 
 /// Whether the session goes on after a command.
@@ -465,7 +454,12 @@ mod tests {
 
     #[test]
     fn the_clock_is_the_boards() {
-        assert_eq!(built_in_clock_mhz(), 75.0);
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let board = crate::project::Manifest::load(root)
+            .unwrap()
+            .clock_mhz(None)
+            .unwrap();
+        assert_eq!(built_in_clock_mhz(), board);
         assert_eq!(
             chip_time(7500, 100, 75.0),
             "info string chip: 7500 cycles (75.0 a node), 0.100 ms at 75 MHz"

@@ -29,7 +29,7 @@ pub enum Engine {
     /// The df-pn model (`crate::solver::Solver`).
     #[default]
     Model,
-    /// The chip's search (`solver_top`) simulated by Verilator (`crate::hw_solver`).
+    /// The chip's search (`solver_top`) simulated by Verilator (`crate::chip::solver`).
     Chip,
 }
 
@@ -251,11 +251,7 @@ mod tests {
 
     #[test]
     fn the_hash_sizes_the_table() {
-        let base = Config::parse(include_str!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/swim.toml"
-        )))
-        .unwrap();
+        let base = super::super::built_in_config().unwrap();
         let o = Options {
             hash_mb: 64,
             ..Options::default()

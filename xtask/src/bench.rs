@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::Args;
-use tsume::hw::ChipMoves;
+use tsume::chip::ChipMoves;
 use tsume::position::Position;
 use tsume::random::{Kind, TsumeGenerator};
 use tsume::reference::tsume_moves;
 
-use crate::chip;
+use crate::simulator;
 use crate::util::{self, Failure};
 
 mod solver;
@@ -126,13 +126,13 @@ struct Measured {
     sim_cycles: u64,
 }
 
-fn measure(chip: &mut tsume::hw::MovegenChip, positions: &[Position]) -> Result<Measured> {
+fn measure(chip: &mut tsume::chip::MovegenChip, positions: &[Position]) -> Result<Measured> {
     let mut m = Measured::default();
     let bar = util::progress_bar(positions.len() as u64);
     let cycles_before = chip.cycles();
     let start = Instant::now();
     for pos in positions {
-        let answer = chip::generate(chip, pos)?;
+        let answer = simulator::generate(chip, pos)?;
         if answer.in_check {
             m.evasions.add(&answer);
         } else {
@@ -181,11 +181,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                 format!("--mhz {mhz}: give the clock in MHz, e.g. --mhz 100"),
             ));
         }
-        None => crate::manifest::Manifest::load(&util::project_root())?.clock_mhz(None)?,
+        None => tsume::project::manifest::Manifest::load(&util::project_root())?.clock_mhz(None)?,
     };
     let seed = args.seed.unwrap_or_else(tsume::random::seed_from_env);
-    let runtime = chip::runtime()?;
-    let (mut chip, model_time) = chip::open(&runtime, None)?;
+    let runtime = simulator::runtime()?;
+    let (mut chip, model_time) = simulator::open(&runtime, None)?;
 
     let suite: Vec<Position> = tsume::problems::load_suite(&crate::toolchain::problems_dir())?
         .iter()

@@ -14,9 +14,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
-use crate::manifest::Manifest;
 use crate::setup;
 use crate::util::{self, Failure};
+use tsume::project::manifest::Manifest;
 
 #[derive(Debug, Args)]
 pub struct HdlArgs {

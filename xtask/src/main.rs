@@ -1,15 +1,14 @@
 //! Project tasks, run as `cargo xtask TASK` (an alias in .cargo/config.toml).
 
 mod bench;
-mod chip;
 mod fpga;
 mod hdl;
 mod keys;
 mod lint;
-mod manifest;
 mod run;
 mod setup;
 mod sim;
+mod simulator;
 mod solve;
 mod test;
 mod toolchain;

@@ -1,5 +1,5 @@
 //! `cargo xtask run`: move lists from the chip through its host link, with the driver the
-//! tests use (`tsume::link::LinkDriver`): on a board over a serial port (`--port`), or on
+//! tests use (`tsume::chip::link::LinkDriver`): on a board over a serial port (`--port`), or on
 //! the simulated board top (`--sim`, `link_top` in Verilator behind a bit-level UART model).
 
 use std::collections::BTreeMap;
@@ -9,14 +9,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use tsume::link::{LinkDriver, LinkError, LinkList, SimConfig, SimUart, Transport};
+use tsume::chip::link::{LinkDriver, LinkError, LinkList, SimConfig, SimUart, Transport};
 use tsume::position::Position;
 use tsume::reference::{Category, MoveSet, tsume_moves};
 
-use crate::chip;
-use crate::manifest::Manifest;
 use crate::sim::{self, Input};
+use crate::simulator;
 use crate::util::{self, Failure};
+use tsume::project::manifest::Manifest;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -141,13 +141,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
         bail!("nothing to do: give --sfen, --positions or --status");
     }
     if args.sim {
-        let runtime = chip::runtime()?;
+        let runtime = simulator::runtime()?;
         eprintln!("run: building (or reusing) the Verilator model of link_top");
         // The simulation stands for the board's generator clock.
         let config = SimConfig::at_mhz(board.clock_mhz);
         let sim = {
             // marlin prints Verilator's command line on stdout: keep stdout for the lists.
-            let _quiet = chip::StdoutToStderr::new();
+            let _quiet = simulator::StdoutToStderr::new();
             SimUart::new(&runtime, config, None)?
         };
         eprintln!(

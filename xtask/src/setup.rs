@@ -13,9 +13,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::manifest::Manifest;
 use crate::toolchain;
 use crate::util::{self, Stage};
+use tsume::project::manifest::Manifest;
 
 /// The FPGA tools: wrapper name in `.tools/bin` and the yowasp console script it runs.
 pub const FPGA_TOOLS: [(&str, &str); 3] = [

@@ -17,7 +17,7 @@ use tsume::problems::{Expected, Problem};
 use tsume::reference::{Category, Mode, MoveSet};
 
 use crate::util::{self, Failure};
-use crate::{chip, toolchain};
+use crate::{simulator, toolchain};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineKind {
@@ -61,14 +61,14 @@ impl Engine for Reference {
 
 /// The simulated chip.
 struct Hardware<'ctx> {
-    chip: tsume::hw::MovegenChip<'ctx>,
+    chip: tsume::chip::MovegenChip<'ctx>,
 }
 
 impl Engine for Hardware<'_> {
     fn generate(&mut self, pos: &Position) -> Result<Generated> {
-        let answer = chip::generate(&mut self.chip, pos)?;
+        let answer = simulator::generate(&mut self.chip, pos)?;
         Ok(Generated {
-            set: chip::move_set(&answer),
+            set: simulator::move_set(&answer),
             cycles: Some(answer.cycles),
             first_move: answer.first_move_cycles,
         })
@@ -121,8 +121,8 @@ pub fn run(args: &SimArgs) -> Result<()> {
             if let Some(vcd) = &args.vcd {
                 check_writable(vcd)?;
             }
-            let runtime = chip::runtime()?;
-            let (chip, _) = chip::open(&runtime, args.vcd.as_deref())?;
+            let runtime = simulator::runtime()?;
+            let (chip, _) = simulator::open(&runtime, args.vcd.as_deref())?;
             let result = {
                 let mut engine = Hardware { chip };
                 let result = run_with(&mut engine, args);
@@ -485,7 +485,7 @@ fn suite(engine: &mut dyn Engine, dir: &Path, json: bool) -> Result<()> {
         let result = evaluate(engine, &p.sfen);
         // The chip's answer against the reference's.
         let agrees = match &result {
-            Ok((pos, generated)) if hardware => Some(chip::same_moves(
+            Ok((pos, generated)) if hardware => Some(simulator::same_moves(
                 &generated.set,
                 &tsume::reference::tsume_moves(pos),
             )),

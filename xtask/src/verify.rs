@@ -11,7 +11,7 @@ use clap::Args;
 use tsume::random::{Kind, TsumeGenerator};
 use tsume::reference::{Mode, tsume_moves};
 
-use crate::chip;
+use crate::simulator;
 use crate::util::{self, Failure};
 
 #[derive(Debug, Args)]
@@ -36,8 +36,8 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
     if let Some(count) = args.solver {
         return solver(count, args.nodes, seed);
     }
-    let runtime = chip::runtime()?;
-    let (mut chip, _) = chip::open(&runtime, None)?;
+    let runtime = simulator::runtime()?;
+    let (mut chip, _) = simulator::open(&runtime, None)?;
     let mut generator = TsumeGenerator::new(seed);
     eprintln!("verify: {} random positions, seed {seed}", args.random);
     let bar = util::progress_bar(args.random);
@@ -48,12 +48,12 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
     for i in 0..args.random {
         let pos = generator.next_position(Kind::Any);
         let want = tsume_moves(&pos);
-        let verdict = match chip::generate(&mut chip, &pos) {
+        let verdict = match simulator::generate(&mut chip, &pos) {
             Ok(answer) => {
                 cycles += answer.cycles;
                 max_cycles = max_cycles.max(answer.cycles);
                 moves += answer.moves.len() as u64;
-                if chip::same_moves(&chip::move_set(&answer), &want) {
+                if simulator::same_moves(&simulator::move_set(&answer), &want) {
                     None
                 } else {
                     Some("move set or categories differ".to_string())
@@ -100,12 +100,12 @@ pub fn run(args: &VerifyArgs) -> Result<()> {
 
 /// `count` random positions solved on the chip and by the model with `nodes` at most.
 fn solver(count: u64, nodes: u64, seed: u64) -> Result<()> {
-    use tsume::hw_solver::{ChipSearcher, SolverTop};
+    use tsume::chip::solver::{ChipSearcher, SolverTop};
     use tsume::solver::{Limits, Root, Solver, solve_on};
 
-    let config = crate::manifest::Manifest::load(&util::project_root())?.search()?;
-    let runtime = chip::runtime()?;
-    let (top, _) = chip::open_top::<SolverTop>(&runtime, None, "solver_top", "verify")?;
+    let config = tsume::project::manifest::Manifest::load(&util::project_root())?.search()?;
+    let runtime = simulator::runtime()?;
+    let (top, _) = simulator::open_top::<SolverTop>(&runtime, None, "solver_top", "verify")?;
     let mut searcher = ChipSearcher::new(top, config);
     let mut model = Solver::new(config);
     let mut generator = TsumeGenerator::new(seed);

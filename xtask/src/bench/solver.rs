@@ -12,16 +12,16 @@
 //! set that answers one JSON line per position; a position that kills the process is
 //! counted as a crash and a new process takes the positions after it.
 
-mod chip;
+mod chip_column;
 
-use chip::*;
+use chip_column::*;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use tsume::hw_solver::{ChipSearcher, Cycles, SolverTop};
+use tsume::chip::solver::{ChipSearcher, Cycles, SolverTop};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
 use tsume::problems::Expected;
@@ -418,16 +418,16 @@ pub fn run(opts: &Options) -> Result<()> {
             .map_err(|e| Failure::error(2, format!("--max-plies {plies}: {e:#}")))?;
     }
     let mut solver = Solver::new(config);
-    let project = crate::manifest::Manifest::load(&util::project_root())?;
+    let project = tsume::project::manifest::Manifest::load(&util::project_root())?;
     let chip_config = project.search()?;
     let mhz = project.clock_mhz(None)?;
     let runtime: SpadeRuntime;
     let mut chip = None;
     let mut chip_model_time = None;
     if opts.chip_nodes > 0 && opts.chip_sample > 0 {
-        runtime = crate::chip::runtime()?;
+        runtime = crate::simulator::runtime()?;
         let (top, took) =
-            crate::chip::open_top::<SolverTop>(&runtime, None, "solver_top", "bench")?;
+            crate::simulator::open_top::<SolverTop>(&runtime, None, "solver_top", "bench")?;
         chip_model_time = Some(took);
         chip = Some(ChipBench {
             chip: ChipSearcher::new(top, chip_config),

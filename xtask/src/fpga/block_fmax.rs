@@ -33,8 +33,8 @@ use super::pnr::{Nextpnr, NextpnrArgs, RouterWatch};
 use super::synth::{SynthArgs, alone_script, yosys};
 use super::tools::{remove_stale, require_tools, tool_path, watched_stage};
 use crate::hdl;
-use crate::manifest::Manifest;
 use crate::util;
+use tsume::project::manifest::Manifest;
 
 #[derive(Debug, Args)]
 pub struct BlockFmaxArgs {
@@ -50,7 +50,7 @@ pub struct BlockFmaxArgs {
     #[arg(long, value_delimiter = ',', value_name = "BLOCK[,BLOCK...]")]
     pub only: Vec<String>,
     /// Any units of the Spade Verilog instead of the blocks (e.g.
-    /// `tsume::direct_cover::direct_cover`, a function inside the masks), to find which part
+    /// `tsume::movegen::direct_cover::direct_cover`, a function inside the masks), to find which part
     /// of a block holds its critical path.
     #[arg(
         long,
@@ -89,7 +89,7 @@ pub fn module_ports(verilog: &str, unit: &str) -> Result<Vec<Port>> {
         .with_context(|| {
             format!(
                 "module `{unit}` not found in the Spade Verilog: name a unit as Spade does, \
-                 e.g. `tsume::pipeline_stages::masks` (file::function), or see the `module` \
+                 e.g. `tsume::movegen::pipeline_stages::masks` (file::function), or see the `module` \
                  lines of build/spade.sv"
             )
         })?;
@@ -699,7 +699,7 @@ mod tests {
     #[test]
     fn the_clock_pin_comes_from_the_board_lpf() {
         let root = crate::util::project_root();
-        let manifest = crate::manifest::Manifest::load(&root).unwrap();
+        let manifest = tsume::project::manifest::Manifest::load(&root).unwrap();
         let path = root.join(&manifest.board(None).unwrap().1.constraints);
         let lpf = std::fs::read_to_string(&path).expect("the default board's LPF");
         let got = clock_lpf(&lpf, 100.0 * 1.1).unwrap();

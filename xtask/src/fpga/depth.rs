@@ -17,7 +17,7 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use super::netlist::module_of;
-use crate::manifest::Manifest;
+use tsume::project::manifest::Manifest;
 
 #[derive(Deserialize)]
 struct Netlist {

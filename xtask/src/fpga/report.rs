@@ -13,8 +13,8 @@ use super::depth::Depth;
 use super::device::{Device, LinkSettings, Pll};
 use super::netlist::{CriticalPath, Fmax, Resources, Utilisation};
 use super::pnr::SeedRun;
-use crate::manifest::Board;
 use crate::util;
+use tsume::project::manifest::Board;
 
 /// The report, as written to `build/bitstream-report.json`.
 #[derive(Debug, Serialize)]

@@ -17,16 +17,16 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
-use tsume::hw_solver::{ChipSearcher, Cycles, SolverTop, Walked};
+use tsume::chip::solver::{ChipSearcher, Cycles, SolverTop, Walked};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
 use tsume::solver::{
     Config, Kind, Limits, Outcome, Reason, Root, SearchResult, Searcher, Solver, solve_on,
 };
 
-use crate::manifest::Manifest;
 use crate::sim::{Input, catch, read_positions};
 use crate::util::{self, Failure};
+use tsume::project::manifest::Manifest;
 
 /// The node limit when neither `--nodes` nor a long problem's own limit gives one.
 pub const DEFAULT_NODES: u64 = 1_000_000;
@@ -138,8 +138,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         if args.sfen.is_some() || args.positions.is_some() {
             fit_the_chip(base, args)?;
         }
-        runtime = crate::chip::runtime()?;
-        let (top, _) = crate::chip::open_top::<SolverTop>(
+        runtime = crate::simulator::runtime()?;
+        let (top, _) = crate::simulator::open_top::<SolverTop>(
             &runtime,
             args.vcd.as_deref(),
             "solver_top",
@@ -168,7 +168,7 @@ pub struct Chip<'ctx> {
 /// own, or a table of fewer sets, fewer plies).
 fn fit_the_chip(base: Config, args: &SolveArgs) -> Result<Config> {
     let config = configure(base, args.tt_entries, args.max_plies)?;
-    tsume::hw_solver::chip_takes(base, config).map_err(|why| {
+    tsume::chip::solver::chip_takes(base, config).map_err(|why| {
         Failure::error(
             2,
             format!(

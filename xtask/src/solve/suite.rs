@@ -204,7 +204,7 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
             let cycles = on_chip
                 .iter()
                 .filter_map(|s| s.cycles)
-                .fold(tsume::hw_solver::Cycles::default(), |a, c| a + c);
+                .fold(tsume::chip::solver::Cycles::default(), |a, c| a + c);
             let nodes: u64 = on_chip.iter().map(|s| s.outcome.counters.nodes).sum();
             writeln!(
                 out,

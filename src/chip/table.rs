@@ -1,0 +1,183 @@
+//! The search controller's blocks in simulation: the transposition table
+//! (`hdl/search/transposition_table.spade`, top `tt_top`) and its driver, which speaks the
+//! table's command interface one command at a time and counts the cycles each takes.
+
+use marlin::spade::prelude::*;
+
+use crate::chip::{Chip, clocked_model};
+use crate::solver::table::{Found, Placement};
+use crate::solver::values::Pn;
+
+/// The transposition table with the geometry of swim.toml `[search]`
+/// (`hdl/search/transposition_table.spade`: `tt_top`).
+#[spade(src = "hdl/search/transposition_table.spade", name = "tt_top")]
+pub struct TtTop;
+
+clocked_model!(TtTop);
+
+/// The geometry `tt_top` gives the table, `transposition_table::<IndexBits, Sets, Ways>`
+/// in `hdl/search/transposition_table.spade`: (index bits, sets, ways).
+pub fn chip_geometry() -> anyhow::Result<(u32, u64, usize)> {
+    let text = include_str!("../../hdl/search/transposition_table.spade");
+    let start = "inst transposition_table::<";
+    let at = text
+        .find(start)
+        .ok_or_else(|| anyhow::anyhow!("`{start}` not found in tt_top"))?;
+    let rest = &text[at + start.len()..];
+    let end = rest
+        .find('>')
+        .ok_or_else(|| anyhow::anyhow!("`{start}` not closed"))?;
+    let args: Vec<&str> = rest[..end].split(',').map(str::trim).collect();
+    anyhow::ensure!(args.len() == 3, "tt_top gives {} parameters", args.len());
+    Ok((args[0].parse()?, args[1].parse()?, args[2].parse()?))
+}
+
+/// Cycles from a lookup's command to its answer (the command's cycle is cycle 0).
+pub const LOOKUP_LATENCY: u64 = 4;
+/// Cycles a store takes: from its command to the first cycle a command is taken again.
+pub const STORE_CYCLES: u64 = 5;
+
+/// The longest wait for `ready` before the driver gives up (a sweep takes a cycle a set).
+const MAX_WAIT: u64 = 1 << 24;
+
+/// `cmd_op` of `tt_top`.
+const OP_LOOKUP: u8 = 0;
+const OP_STORE: u8 = 1;
+const OP_CLEAR: u8 = 2;
+
+/// Driver of [`TtTop`].
+pub type TableChip<'ctx> = Chip<'ctx, TtTop<'ctx>>;
+
+impl TableChip<'_> {
+    /// Wait until the table takes commands (after the reset and a clear that sweeps, up to
+    /// a sweep of every set): the cycles waited.
+    pub fn wait_ready(&mut self) -> anyhow::Result<u64> {
+        let mut waited = 0;
+        while self.model().ready == 0 {
+            anyhow::ensure!(waited < MAX_WAIT, "tt_top not ready {MAX_WAIT} cycles on");
+            self.tick();
+            waited += 1;
+        }
+        Ok(waited)
+    }
+
+    /// Offer one command for one cycle (the table must be ready: it is taken at this
+    /// clock edge), then take it away.
+    fn command(&mut self, op: u8, key: u64, pn: Pn, dn: Pn, len: u16, bounded: bool) {
+        let m = self.model_mut();
+        m.cmd_valid = 1;
+        m.cmd_op = op;
+        m.key = key;
+        m.pn = pn;
+        m.dn = dn;
+        m.len = len;
+        m.bounded = u8::from(bounded);
+        self.tick();
+        let m = self.model_mut();
+        m.cmd_valid = 0;
+        m.cmd_op = 0;
+        m.key = 0;
+    }
+
+    /// The answer on the outputs now, if `answer_valid`.
+    fn answer(&self) -> Option<Option<Found>> {
+        let m = self.model();
+        (m.answer_valid == 1).then(|| {
+            (m.found == 1).then_some(Found {
+                pn: m.found_pn,
+                dn: m.found_dn,
+                len: m.found_len,
+                bounded: m.found_bounded == 1,
+            })
+        })
+    }
+
+    /// Look `key` up: what the table holds for it, and the cycles from the command to the
+    /// answer.
+    pub fn lookup(&mut self, key: u64) -> anyhow::Result<(Option<Found>, u64)> {
+        self.wait_ready()?;
+        self.command(OP_LOOKUP, key, 0, 0, 0, false);
+        for cycles in 1..=8 {
+            if let Some(answer) = self.answer() {
+                return Ok((answer, cycles));
+            }
+            self.tick();
+        }
+        anyhow::bail!("no answer to the lookup of {key:#018x} within 8 cycles")
+    }
+
+    /// Look every key up, one command a cycle (the lookups pipelined): the answers in
+    /// order.
+    pub fn lookup_burst(&mut self, keys: &[u64]) -> anyhow::Result<Vec<Option<Found>>> {
+        self.wait_ready()?;
+        let mut answers = Vec::with_capacity(keys.len());
+        let mut cycles = 0;
+        for &key in keys {
+            anyhow::ensure!(self.model().ready == 1, "not ready during a lookup burst");
+            self.command(OP_LOOKUP, key, 0, 0, 0, false);
+            answers.extend(self.answer());
+            cycles += 1;
+        }
+        while answers.len() < keys.len() {
+            anyhow::ensure!(
+                cycles < keys.len() as u64 + 8,
+                "{} answers to {} lookups",
+                answers.len(),
+                keys.len()
+            );
+            self.tick();
+            answers.extend(self.answer());
+            cycles += 1;
+        }
+        Ok(answers)
+    }
+
+    /// Store the values of `key`: the branch of the replacement rule the chip took, and
+    /// the cycles from the command to the table taking commands again.
+    pub fn store(
+        &mut self,
+        key: u64,
+        pn: Pn,
+        dn: Pn,
+        len: u16,
+        bounded: bool,
+    ) -> anyhow::Result<(Placement, u64)> {
+        self.wait_ready()?;
+        self.command(OP_STORE, key, pn, dn, len, bounded);
+        let cycles = 1 + self.wait_ready()?;
+        let rule = Placement::ALL[usize::from(self.model().store_rule & 7)];
+        Ok((rule, cycles))
+    }
+
+    /// Empty the table: the cycles from the command to the table taking commands again
+    /// (1, or a sweep of every set when the generation wraps).
+    pub fn clear(&mut self) -> anyhow::Result<u64> {
+        self.wait_ready()?;
+        self.command(OP_CLEAR, 0, 0, 0, 0, false);
+        Ok(1 + self.wait_ready()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The geometry fixed in `tt_top` is swim.toml's `[search]`.
+    #[test]
+    fn chip_geometry_is_the_manifest_s() {
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("swim.toml");
+        let config = crate::solver::Config::from_manifest(&manifest).unwrap();
+        let (index_bits, sets, ways) = chip_geometry().unwrap();
+        assert_eq!(
+            (index_bits, sets, ways),
+            (
+                config.tt_index_bits,
+                1u64 << config.tt_index_bits,
+                config.tt_ways
+            ),
+            "tt_top in hdl/search/transposition_table.spade builds the table as \
+             transposition_table::<{index_bits}, {sets}, {ways}> (index bits, sets, ways): \
+             make it swim.toml [search]'s tt_index_bits, 2^tt_index_bits, tt_ways"
+        );
+    }
+}

@@ -1,0 +1,234 @@
+//! The engine's chip (`setoption name Engine value chip`): the search of `solver_top`
+//! (`crate::chip::solver`) simulated by Verilator, on a thread of its own.
+//!
+//! marlin's runtime and the Verilator model it builds may not cross threads, so one thread
+//! ([`ChipThread`]) owns both for the whole session and takes the solves from a channel:
+//! the worker of `go mate` sends the position, the limits and the stop flag, and waits for
+//! the outcome and the chip's cycles. The chip's geometry is the one of swim.toml
+//! `[search]` it was built with; a job may ask for fewer plies (`MaxPlies`).
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use crate::chip::solver::{ChipSearcher, SolverChip};
+use crate::position::Position;
+use crate::solver::{Config, Limits, Outcome, solve_on};
+
+/// What the chip needs: the checkout it was built in, its Verilator and its Verilog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChipFiles {
+    /// The project's checkout (the directory of `swim.toml`, where marlin looks for the
+    /// Verilog and keeps its built models in `build/thirdparty/marlin`).
+    pub root: PathBuf,
+    /// The Verilator marlin calls: `TSUME_VERILATOR` if set, otherwise `.tools/bin/verilator`
+    /// of the checkout (installed by `cargo xtask setup`).
+    pub verilator: PathBuf,
+    /// All of `hdl/` compiled (`build/spade.sv`, made by `cargo xtask hdl`).
+    pub verilog: PathBuf,
+}
+
+impl ChipFiles {
+    /// The files of the checkout the engine was compiled from.
+    pub fn of_checkout() -> ChipFiles {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        ChipFiles {
+            verilator: crate::project::verilator(&root),
+            verilog: crate::project::verilog(&root),
+            root,
+        }
+    }
+
+    /// Whether the files are there; the error names the missing one and the command that
+    /// makes it.
+    pub fn check(&self) -> Result<(), String> {
+        if !self.root.join("swim.toml").is_file() {
+            return Err(format!(
+                "the checkout the engine was built from is gone (no {}); the chip runs from \
+                 a checkout of the project: build the engine there",
+                self.root.join("swim.toml").display()
+            ));
+        }
+        if !self.verilator.exists() {
+            return Err(format!(
+                "Verilator not found at {}: run `cargo xtask setup` in {} (or set \
+                 TSUME_VERILATOR to a Verilator >= 5.025)",
+                self.verilator.display(),
+                self.root.display()
+            ));
+        }
+        if !self.verilog.is_file() {
+            return Err(format!(
+                "the chip's Verilog is not built ({} is missing): run `cargo xtask hdl` in {}",
+                self.verilog.display(),
+                self.root.display()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A solve on the chip: its outcome and the chip's cycles.
+pub type ChipAnswer = Result<(Outcome, u64), String>;
+
+/// One solve sent to the chip's thread.
+struct Job {
+    pos: Position,
+    config: Config,
+    limits: Limits,
+    stop: Arc<AtomicBool>,
+    reply: Sender<ChipAnswer>,
+}
+
+/// The thread that owns the simulated chip. Dropping it ends the thread and waits for it
+/// (once the chip is built), so that the chip is taken down before the process exits:
+/// a Verilator model still running at the exit would crash it.
+pub struct ChipThread {
+    jobs: Option<Sender<Job>>,
+    /// Set once the chip is built (or its build failed) and it takes solves.
+    ready: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ChipThread {
+    /// Starts the thread, which builds the chip (or loads marlin's cached build) of the
+    /// geometry `config` from `files`; [`check`](ChipFiles::check) them first. The build
+    /// runs in the background: the first solve waits for it.
+    pub fn start(files: ChipFiles, config: Config) -> ChipThread {
+        let (jobs, inbox) = mpsc::channel();
+        let ready = Arc::new(AtomicBool::new(false));
+        let built = ready.clone();
+        let thread = thread::Builder::new()
+            .name("tsume-chip".to_string())
+            .spawn(move || run(&files, config, &inbox, &built))
+            .expect("the chip's thread starts");
+        ChipThread {
+            jobs: Some(jobs),
+            ready,
+            thread: Some(thread),
+        }
+    }
+
+    /// A handle for a worker thread.
+    pub fn handle(&self) -> ChipHandle {
+        ChipHandle {
+            jobs: self
+                .jobs
+                .clone()
+                .expect("the jobs' channel is open until the drop"),
+            ready: self.ready.clone(),
+        }
+    }
+}
+
+impl Drop for ChipThread {
+    fn drop(&mut self) {
+        // The thread ends when the last sender is gone (the workers' handles go with their
+        // searches, which the session has stopped and joined).
+        self.jobs = None;
+        // A build still running is left to the exit: it has loaded nothing yet.
+        if self.ready.load(Ordering::Acquire)
+            && let Some(thread) = self.thread.take()
+        {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// What a worker needs to solve on the chip.
+pub struct ChipHandle {
+    jobs: Sender<Job>,
+    ready: Arc<AtomicBool>,
+}
+
+impl ChipHandle {
+    /// Solves `pos` on the chip and waits for the answer. A stop while the chip is still
+    /// being built answers at once (the chip polls `stop` itself once it runs).
+    pub fn solve(
+        &self,
+        pos: &Position,
+        config: Config,
+        limits: Limits,
+        stop: &Arc<AtomicBool>,
+    ) -> ChipAnswer {
+        let (reply, answer) = mpsc::channel();
+        let job = Job {
+            pos: pos.clone(),
+            config,
+            limits,
+            stop: stop.clone(),
+            reply,
+        };
+        let gone = || "the chip's thread has ended; restart the engine".to_string();
+        self.jobs.send(job).map_err(|_| gone())?;
+        loop {
+            match answer.recv_timeout(Duration::from_millis(20)) {
+                Ok(answer) => return answer,
+                Err(RecvTimeoutError::Disconnected) => return Err(gone()),
+                Err(RecvTimeoutError::Timeout) => {
+                    if stop.load(Ordering::Relaxed) && !self.ready.load(Ordering::Acquire) {
+                        return Err("stopped while the chip's Verilator model was being \
+                                    built; the build goes on, the next go mate uses it"
+                            .to_string());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The chip's thread: builds the chip, then solves the jobs until the session ends.
+fn run(files: &ChipFiles, config: Config, inbox: &Receiver<Job>, ready: &AtomicBool) {
+    let fail = |error: String| {
+        ready.store(true, Ordering::Release);
+        for job in inbox {
+            let _ = job.reply.send(Err(error.clone()));
+        }
+    };
+    // marlin finds the Verilog from the working directory (the directory of swim.toml).
+    if let Err(e) = std::env::set_current_dir(&files.root) {
+        return fail(format!(
+            "cannot change to the checkout {}: {e}",
+            files.root.display()
+        ));
+    }
+    let runtime = match crate::chip::runtime(&files.verilator, &files.verilog) {
+        Ok(runtime) => runtime,
+        Err(e) => return fail(format!("the chip is not available: {e:#}")),
+    };
+    let chip = match SolverChip::new(&runtime, None) {
+        Ok(chip) => chip,
+        Err(e) => {
+            return fail(format!(
+                "the chip is not available: {e:#}; run `cargo xtask hdl` in {} and restart \
+                 the engine",
+                files.root.display()
+            ));
+        }
+    };
+    let mut searcher = ChipSearcher::new(chip, config);
+    ready.store(true, Ordering::Release);
+    for job in inbox {
+        searcher.set_stop(Some(job.stop));
+        if let Err(why) = searcher.set_config(job.config) {
+            let _ = job.reply.send(Err(why));
+            continue;
+        }
+        let solved = catch_unwind(AssertUnwindSafe(|| {
+            solve_on(&mut searcher, &job.pos, job.limits)
+        }));
+        let answer = match solved {
+            Ok(outcome) => Ok((outcome, searcher.cycles().total)),
+            Err(_) => Err(format!(
+                "the chip's simulation failed on {}; please report it",
+                job.pos
+            )),
+        };
+        // A worker that stopped waiting reads no answer.
+        let _ = job.reply.send(answer);
+    }
+}
