@@ -354,6 +354,14 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// A count with its noun: `1 ply`, `3 plies`, `1 walk`, `2 walks`.
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    match n.into() {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
