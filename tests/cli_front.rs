@@ -235,6 +235,12 @@ fn options_out_of_range_are_refused_alike() {
             "{args:?}: {stderr}"
         );
     }
+    for args in [["verify", "--random", "-5"], ["bench", "--nodes", "-1"]] {
+        let out = Command::new(xtask()).args(args).output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("is negative"), "{args:?}: {stderr}");
+    }
     let out = solve(&["--tt-entries", "1099511627776", "--sfen", MATE1], "");
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
