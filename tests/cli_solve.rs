@@ -265,6 +265,18 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     // The line was walked on chip, to the mate (the last walk of the shortest mode's).
     assert!(stdout.contains("walk:   the line on chip: "), "{stdout}");
     assert!(!stdout.contains(", 0 to the mate"), "{stdout}");
+    // A mate in one: one move in one walk, and a JSON line with --sfen --json.
+    let out = solve_on_chip(&["--sfen", MATE1], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("walk:   the line on chip: 1 move in 1 walk, 1 to the mate, "),
+        "{stdout}"
+    );
+    let out = solve_on_chip(&["--sfen", MATE1, "--json"], "");
+    let line = &json_lines(&text(&out.stdout))[0];
+    assert_eq!(line["engine"], "chip", "{line}");
+    assert!(line["cycles"].as_u64().unwrap() > 0, "{line}");
 
     // JSON lines from both engines: the same answers and counters; the chip's cycles.
     let input = format!("{sfen}\n{MATE1}\n{NOT_SFEN}\n");
