@@ -60,6 +60,13 @@ pub enum PositionError {
          would have left the {0} king in check; give the move to {0} or remove the check"
     )]
     SideNotToMoveInCheck(Color),
+    /// Both kings are in check: the side to move's and the other's, which no move can leave.
+    #[error(
+        "both kings are in check: the {0} king, whose side is not to move, cannot be in check \
+         (the last move would have left it so), and giving {0} the move would leave the other \
+         king in check instead; remove the check on the {0} king"
+    )]
+    BothKingsInCheck(Color),
     /// The side to move is not in check (so it must give check) but the opponent has no king.
     #[error(
         "no {0} king: the side to move is not in check, so it must give check and needs a {0} \
@@ -247,6 +254,12 @@ fn syntax_error(err: &SfenError, tokens: &[&str]) -> PositionError {
     PositionError::Syntax(msg)
 }
 
+/// `text` without a leading byte-order mark (U+FEFF, which editors may put at the start of
+/// a UTF-8 file) and the blanks around it.
+pub fn without_bom(text: &str) -> &str {
+    text.trim_start().trim_start_matches('\u{feff}')
+}
+
 /// Which rank of a malformed board does not describe nine squares.
 fn board_shape_error(board: &str) -> String {
     let ranks: Vec<&str> = board.split('/').collect();
@@ -277,11 +290,12 @@ fn board_shape_error(board: &str) -> String {
 }
 
 impl Position {
-    /// Parse an SFEN with or without a leading `sfen ` and with or without the move number.
+    /// Parse an SFEN with or without a leading `sfen ` and with or without the move number
+    /// (a leading byte-order mark is skipped).
     ///
     /// The position is then checked against the rules (see [`PositionError`]).
     pub fn from_sfen(text: &str) -> Result<Self, PositionError> {
-        let mut tokens: Vec<&str> = text.split_whitespace().collect();
+        let mut tokens: Vec<&str> = without_bom(text).split_whitespace().collect();
         if tokens.first() == Some(&"sfen") {
             tokens.remove(0);
         }
@@ -335,7 +349,7 @@ impl Position {
     /// and its place. The rules of [`PositionError`] apply to the given position and to the
     /// one after the moves.
     pub fn from_usi(text: &str) -> Result<Self, PositionError> {
-        let mut tokens: Vec<&str> = text.split_whitespace().collect();
+        let mut tokens: Vec<&str> = without_bom(text).split_whitespace().collect();
         if tokens.first() == Some(&"position") {
             tokens.remove(0);
         }
@@ -464,15 +478,19 @@ impl Position {
         let them = us.flip();
         let occupied = pos.bitboards().occupied();
         let their_king = pos.king_square(them);
-        if !their_king.is_none() && pos.attackers_to_color(us, their_king, occupied).any() {
-            return Err(PositionError::SideNotToMoveInCheck(them));
-        }
         let our_king = pos.king_square(us);
         let checkers = if our_king.is_none() {
             0
         } else {
             pos.attackers_to_color(them, our_king, occupied).count()
         };
+        if !their_king.is_none() && pos.attackers_to_color(us, their_king, occupied).any() {
+            return Err(if checkers > 0 {
+                PositionError::BothKingsInCheck(them)
+            } else {
+                PositionError::SideNotToMoveInCheck(them)
+            });
+        }
         if checkers == 0 && their_king.is_none() {
             return Err(PositionError::NoKing(them));
         }
@@ -612,78 +630,4 @@ impl Position {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn round_trip() {
-        let text = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
-        let p = Position::from_sfen(text).unwrap();
-        assert_eq!(p.to_sfen(), text);
-        assert_eq!(p.king_square(Color::BLACK), Square::from_usi("5i"));
-        assert!(!p.in_check());
-        assert_eq!(text.parse::<Position>().unwrap(), p);
-    }
-
-    #[test]
-    fn attacker_without_king() {
-        let p = Position::from_sfen("sfen 4k4/9/9/9/9/9/9/9/9 b R").unwrap();
-        assert_eq!(p.king_square(Color::BLACK), None);
-        assert_eq!(p.hand(Color::BLACK), [0, 0, 0, 0, 0, 1, 0]);
-    }
-
-    #[test]
-    fn shogi_tools_positions_are_read_after_their_moves() {
-        let after = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2";
-        for text in [
-            "startpos moves 7g7f",
-            "position startpos moves 7g7f",
-            "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 moves 7g7f",
-            "sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 moves 7g7f",
-            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - moves 7g7f",
-        ] {
-            let p = Position::from_usi(text).unwrap_or_else(|e| panic!("{text}: {e}"));
-            assert_eq!(p.to_sfen(), after, "{text}");
-        }
-        for text in ["startpos", "position startpos", "startpos moves", STARTPOS] {
-            assert_eq!(
-                Position::from_usi(text).unwrap().to_sfen(),
-                STARTPOS,
-                "{text}"
-            );
-        }
-        let p: Position = "startpos moves 7g7f 3c3d 8h2b+ 3a2b B*4e".parse().unwrap();
-        assert_eq!(
-            p.to_sfen(),
-            "lnsgkg1nl/1r5s1/pppppp1pp/6p2/5B3/2P6/PP1PPPPPP/7R1/LNSGKGSNL w b 6"
-        );
-    }
-
-    #[test]
-    fn a_bad_move_is_named_with_its_place() {
-        let e = Position::from_usi("startpos moves 7g7f 3c3d 7f7e 8h2b").unwrap_err();
-        assert_eq!(
-            e,
-            PositionError::BadMove {
-                index: 4,
-                usi: "8h2b".to_string(),
-                reason: "not a legal move in \
-                         `lnsgkgsnl/1r5b1/pppppp1pp/6p2/2P6/9/PP1PPPPPP/1B5R1/LNSGKGSNL w - 4`"
-                    .to_string(),
-            },
-            "{e}"
-        );
-        let e = Position::from_usi("startpos moves 7g7f xyz").unwrap_err();
-        assert!(
-            matches!(&e, PositionError::BadMove { index: 2, usi, .. } if usi == "xyz"),
-            "{e:?}"
-        );
-        assert!(e.to_string().contains("not a move in USI notation"), "{e}");
-        let e = Position::from_usi("moves 7g7f").unwrap_err();
-        assert!(matches!(&e, PositionError::Syntax(m) if m.contains("no position before")));
-        // The position after the moves obeys the rules too: Black, without a king, has
-        // moved and White is not in check.
-        let e = Position::from_usi("4k4/9/9/9/9/9/9/9/9 b R moves R*1i").unwrap_err();
-        assert_eq!(e, PositionError::NoKing(Color::BLACK));
-    }
-}
+mod tests;

@@ -101,13 +101,7 @@ fn json_lines_keep_the_input_order_and_report_bad_lines() {
             lines.join("\n")
         ),
     );
-    let out = sim(&[
-        "--engine",
-        "reference",
-        "--positions",
-        file.path(),
-        "--json",
-    ]);
+    let out = sim(&["--engine", "model", "--positions", file.path(), "--json"]);
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -149,13 +143,7 @@ fn json_lines_keep_the_input_order_and_report_bad_lines() {
 #[test]
 fn good_positions_exit_zero() {
     let file = TempFile::new("good.txt", &format!("{CHECKS}\n{EVASIONS}\n"));
-    let out = sim(&[
-        "--engine",
-        "reference",
-        "--positions",
-        file.path(),
-        "--json",
-    ]);
+    let out = sim(&["--engine", "model", "--positions", file.path(), "--json"]);
     assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).lines().count(), 2);
 }
@@ -164,7 +152,7 @@ fn good_positions_exit_zero() {
 fn human_output_groups_moves_by_category() {
     for sfen in [CHECKS, EVASIONS] {
         let (pos, set) = reference(sfen);
-        let out = sim(&["--engine", "reference", "--sfen", sfen]);
+        let out = sim(&["--engine", "model", "--sfen", sfen]);
         assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
         let stdout = text(&out.stdout);
         assert!(
@@ -218,9 +206,9 @@ fn human_output_groups_moves_by_category() {
 
 #[test]
 fn the_sfen_may_be_given_as_separate_words() {
-    let quoted = sim(&["--engine", "reference", "--sfen", EVASIONS]);
+    let quoted = sim(&["--engine", "model", "--sfen", EVASIONS]);
     let words: Vec<&str> = EVASIONS.split(' ').collect();
-    let mut args = vec!["--engine", "reference", "--sfen"];
+    let mut args = vec!["--engine", "model", "--sfen"];
     args.extend(&words);
     let split = sim(&args);
     assert!(split.status.success(), "stderr:\n{}", text(&split.stderr));
@@ -229,7 +217,7 @@ fn the_sfen_may_be_given_as_separate_words() {
 
 #[test]
 fn a_bad_sfen_is_an_error_naming_the_reason() {
-    let out = sim(&["--engine", "reference", "--sfen", TWO_BLACK_KINGS]);
+    let out = sim(&["--engine", "model", "--sfen", TWO_BLACK_KINGS]);
     assert_eq!(out.status.code(), Some(1));
     let error = Position::from_sfen(TWO_BLACK_KINGS).err().unwrap();
     assert!(
@@ -241,7 +229,7 @@ fn a_bad_sfen_is_an_error_naming_the_reason() {
 
 #[test]
 fn unknown_options_and_missing_files_are_errors() {
-    let out = sim(&["--engine", "reference", "--frobnicate"]);
+    let out = sim(&["--engine", "model", "--frobnicate"]);
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("--frobnicate"),
@@ -252,7 +240,7 @@ fn unknown_options_and_missing_files_are_errors() {
     let out = sim(&["--engine", "quantum", "--sfen", CHECKS]);
     assert!(!out.status.success());
     assert!(
-        text(&out.stderr).contains("reference"),
+        text(&out.stderr).contains("chip") && text(&out.stderr).contains("model"),
         "{}",
         text(&out.stderr)
     );
@@ -260,7 +248,7 @@ fn unknown_options_and_missing_files_are_errors() {
     let missing = std::env::temp_dir().join("tsume-cli-no-such-file.txt");
     let out = sim(&[
         "--engine",
-        "reference",
+        "model",
         "--positions",
         missing.to_str().unwrap(),
     ]);
@@ -421,6 +409,12 @@ fn run_and_sim_print_the_same_json() {
     let (sim_json, run_json) = (text(&sim_out.stdout), text(&run_out.stdout));
     assert_eq!(json_lines(&sim_json).len(), lines.len(), "{sim_json}");
     assert_eq!(run_json, sim_json, "run --sim --json and sim --json differ");
+    // Without --check no list is compared: the summary names the one bad line only.
+    let run_err = text(&run_out.stderr);
+    assert!(
+        run_err.contains("1 of 5 positions is not usable") && !run_err.contains("differ"),
+        "{run_err}"
+    );
 }
 
 /// `run --sim` states its times at the board's generator clock of swim.toml.
@@ -453,7 +447,7 @@ fn positions_as_shogi_tools_write_them_are_read() {
         "position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2 \
          moves 3c3d 8h2b+ 3a2b B*4e",
     ] {
-        let out = sim(&["--engine", "reference", "--sfen", given, "--json"]);
+        let out = sim(&["--engine", "model", "--sfen", given, "--json"]);
         assert!(out.status.success(), "{given}: {}", text(&out.stderr));
         let object = &json_lines(&text(&out.stdout))[0];
         let mut want = expected_json(after);
@@ -462,7 +456,7 @@ fn positions_as_shogi_tools_write_them_are_read() {
     }
     let out = sim(&[
         "--engine",
-        "reference",
+        "model",
         "--sfen",
         "startpos moves 7g7f 3c3d 7g7f",
     ]);

@@ -21,13 +21,13 @@ const MATE1: &str = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
 /// Not an SFEN: three ranks instead of nine.
 const NOT_SFEN: &str = "4k4/9/4P4 b G 1";
 
-/// `xtask solve --engine reference ARGS` (the model: fast), with `stdin` on its standard
+/// `xtask solve --engine model ARGS` (the model: fast), with `stdin` on its standard
 /// input; ARGS may name another engine.
 fn solve(args: &[&str], stdin: &str) -> Output {
     let engine: &[&str] = if args.contains(&"--engine") {
         &[]
     } else {
-        &["--engine", "reference"]
+        &["--engine", "model"]
     };
     let args: Vec<&str> = ["solve"]
         .iter()
@@ -265,6 +265,18 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     // The line was walked on chip, to the mate (the last walk of the shortest mode's).
     assert!(stdout.contains("walk:   the line on chip: "), "{stdout}");
     assert!(!stdout.contains(", 0 to the mate"), "{stdout}");
+    // A mate in one: one move in one walk, and a JSON line with --sfen --json.
+    let out = solve_on_chip(&["--sfen", MATE1], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("walk:   the line on chip: 1 move in 1 walk, 1 to the mate, "),
+        "{stdout}"
+    );
+    let out = solve_on_chip(&["--sfen", MATE1, "--json"], "");
+    let line = &json_lines(&text(&out.stdout))[0];
+    assert_eq!(line["engine"], "chip", "{line}");
+    assert!(line["cycles"].as_u64().unwrap() > 0, "{line}");
 
     // JSON lines from both engines: the same answers and counters; the chip's cycles.
     let input = format!("{sfen}\n{MATE1}\n{NOT_SFEN}\n");
@@ -277,8 +289,8 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     );
     assert_eq!(chip.len(), 3);
     for (c, m) in chip.iter().zip(&model).take(2) {
-        assert_eq!(c["engine"], "hardware", "{c}");
-        assert_eq!(m["engine"], "reference", "{m}");
+        assert_eq!(c["engine"], "chip", "{c}");
+        assert_eq!(m["engine"], "model", "{m}");
         assert!(
             c["cycles"].as_u64().unwrap() > c["nodes"].as_u64().unwrap(),
             "{c}"
@@ -313,7 +325,7 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     let out = solve_on_chip(&["--tt-entries", "1048576", "--sfen", MATE1], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("--engine reference"),
+        text(&out.stderr).contains("--engine model"),
         "{}",
         text(&out.stderr)
     );
@@ -343,7 +355,7 @@ fn a_suite_on_the_chip_runs_the_model_beside_it() {
     assert_eq!(lines.len(), 2);
     for l in &lines {
         assert_eq!(l["same_as_model"], true, "{l}");
-        assert_eq!(l["engine"], "hardware", "{l}");
+        assert_eq!(l["engine"], "chip", "{l}");
     }
 }
 

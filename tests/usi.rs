@@ -38,8 +38,14 @@ impl Engine {
 
     /// The engine with the environment variables `env` set.
     fn start_with(env: &[(&str, &str)]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tsume-usi"))
-            .envs(env.iter().copied())
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tsume-usi"));
+        command.envs(env.iter().copied());
+        Engine::spawn(command)
+    }
+
+    /// The engine run by `command` (the binary, or a shell that execs it).
+    fn spawn(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -267,11 +273,139 @@ fn nomate_without_a_check() {
     let mut e = Engine::start();
     e.send(&format!("position sfen {NO_CHECK}"));
     e.send("go mate 10000");
-    assert_eq!(e.checkmate(PATIENCE), "nomate");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate nomate", "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string no mate: ")),
+        "a nomate says what was found: {lines:?}"
+    );
     e.send("position startpos moves 7g7f 3c3d");
     e.send("go mate infinite");
     assert_eq!(e.checkmate(PATIENCE), "nomate");
     assert!(e.quit(PATIENCE).success());
+}
+
+/// Every `go mate` ends in a `checkmate` line, also one that cannot search: before any
+/// position, after a refused one, with a bad time. The engine then solves on.
+#[test]
+fn every_go_mate_is_answered() {
+    let mut e = Engine::start();
+    for (before, go, says) in [
+        (None, "go mate 1000", "no position yet"),
+        (
+            Some("position sfen 4k4/9/9 b"),
+            "go mate infinite",
+            "the last `position` was refused",
+        ),
+        (
+            Some("position startpos moves 7g7f 7g7f"),
+            "go mate",
+            "the last `position` was refused",
+        ),
+        (
+            Some(&format!("position sfen {MATE1}") as &str),
+            "go mate soon",
+            "`soon`",
+        ),
+    ] {
+        if let Some(position) = before {
+            e.send(position);
+        }
+        e.send(go);
+        let lines = e.until("checkmate", PATIENCE);
+        assert_eq!(
+            lines.last().unwrap(),
+            "checkmate timeout",
+            "{go}: {lines:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string error") && l.contains(says)),
+            "{go}: {lines:?}"
+        );
+    }
+    e.send(&format!("position sfen {MATE1}"));
+    e.send("go mate 10000");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate G*5b", "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string mate in 1 ply, the shortest"),
+        "{lines:?}"
+    );
+    assert!(e.quit(PATIENCE).success());
+}
+
+/// The largest `USI_Hash` announced works; a larger one is refused at `setoption` with the
+/// table kept; the engine answers on.
+#[test]
+fn hash_sizes_are_checked_and_the_maximum_works() {
+    let mut e = Engine::start();
+    e.send("usi");
+    let lines = e.until("usiok", PATIENCE);
+    let most: usize = hash_max(&lines);
+    assert!(most >= 16, "{lines:?}");
+    let error = e.refused("setoption name USI_Hash value 65536");
+    assert!(
+        error.contains("USI_Hash `65536`") && error.contains(&format!("1 to {most}")),
+        "{error}"
+    );
+    e.send(&format!("setoption name USI_Hash value {most}"));
+    e.send("isready");
+    let lines = e.until("readyok", PATIENCE);
+    assert_eq!(lines, ["readyok"], "the announced maximum is allocated");
+    e.send(&format!("position sfen {MATE1}"));
+    e.send("go mate 60000");
+    assert_eq!(e.checkmate(PATIENCE), "G*5b");
+    assert!(e.quit(PATIENCE).success());
+}
+
+/// A table the process cannot allocate (its address space limited below it) is answered
+/// with an `info string error` naming the size; the table goes back to the last size that
+/// fitted, and the engine solves on.
+#[test]
+fn a_table_that_cannot_be_allocated_is_refused() {
+    let bin = env!("CARGO_BIN_EXE_tsume-usi");
+    let mut shell = Command::new("sh");
+    shell
+        .arg("-c")
+        .arg(format!("ulimit -v {}; exec '{bin}'", 600 * 1024));
+    let mut e = Engine::spawn(shell);
+    e.send("usi");
+    let lines = e.until("usiok", PATIENCE);
+    let most = hash_max(&lines);
+    if most < 1024 {
+        eprintln!("skipped: this machine announces USI_Hash up to {most} MiB only");
+        return;
+    }
+    e.send("setoption name USI_Hash value 1024");
+    e.send("isready");
+    let lines = e.until("readyok", PATIENCE);
+    assert!(
+        lines.iter().any(
+            |l| l.starts_with("info string error: USI_Hash 1024: a table of")
+                && l.contains("the table is 16 MiB now")
+        ),
+        "{lines:?}"
+    );
+    e.send(&format!("position sfen {MATE1}"));
+    e.send("go mate 60000");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate G*5b", "{lines:?}");
+    assert!(e.quit(PATIENCE).success());
+}
+
+/// The largest `USI_Hash` of the `usi` answer.
+fn hash_max(lines: &[String]) -> usize {
+    let line = lines
+        .iter()
+        .find(|l| l.starts_with("option name USI_Hash "))
+        .unwrap_or_else(|| panic!("no USI_Hash: {lines:?}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|&w| w == "max").expect("a max");
+    words[at + 1].parse().expect("a number")
 }
 
 #[test]
@@ -347,11 +481,17 @@ fn bad_input_is_named_and_the_engine_stays_up() {
     e.send(&format!("position sfen {MATE1}"));
     let error = e.refused("go mate soon");
     assert!(error.contains("`soon`"), "{error}");
-    // A search is running: a second go is refused, the first answers.
+    // A search is running: a second go is refused with an answer of its own, the first
+    // answers when it ends.
     e.send(&format!("position sfen {HARD}"));
-    e.send("go mate 2000");
-    let error = e.refused("go mate 1000");
-    assert!(error.contains("a search is running"), "{error}");
+    e.send("go mate 20000");
+    e.send("go mate 1000");
+    let lines = e.until("checkmate", PATIENCE);
+    assert!(
+        lines.iter().any(|l| l.contains("a search is running")),
+        "{lines:?}"
+    );
+    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
     e.send("stop");
     assert_eq!(e.checkmate(PATIENCE), "timeout");
     // A game's go is answered with a resignation, not a hang.

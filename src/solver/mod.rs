@@ -260,16 +260,23 @@ pub struct Solver {
 }
 
 impl Solver {
-    /// A solver with the table and frames of `config`.
+    /// A solver with the table and frames of `config`; panics when the table cannot be
+    /// allocated ([`Solver::try_new`] says why instead).
     pub fn new(config: Config) -> Solver {
-        let table = Table::new(config.tt_index_bits, config.tt_ways);
-        Solver {
+        Solver::try_new(config).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A solver with the table and frames of `config`, or why this machine cannot hold its
+    /// table.
+    pub fn try_new(config: Config) -> Result<Solver, table::TableTooLarge> {
+        let table = Table::try_new(config.tt_index_bits, config.tt_ways)?;
+        Ok(Solver {
             config,
             table,
             counters: Counters::default(),
             stop: None,
             root: Vec::new(),
-        }
+        })
     }
 
     /// A flag another thread may set to end the solves that follow before their next move

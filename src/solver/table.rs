@@ -94,15 +94,74 @@ pub fn tag_of(hash: u64) -> u32 {
     (hash >> 32) as u32
 }
 
+/// A table this machine cannot hold: its size, and the memory available when it is known.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a table of {entries} entries needs {} MiB, {}",
+    mib(*.bytes),
+    match .available {
+        Some(free) => format!("and this machine has {} MiB of memory available", mib(*free)),
+        None => "more memory than this machine can allocate".to_string(),
+    }
+)]
+pub struct TableTooLarge {
+    /// Entries asked for.
+    pub entries: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Bytes of memory available, where the system tells (Linux's `MemAvailable`).
+    pub available: Option<u64>,
+}
+
+fn mib(bytes: u64) -> u64 {
+    bytes.div_ceil(1 << 20)
+}
+
+/// Bytes of memory a process can allocate without swapping, where the system tells:
+/// `MemAvailable` of /proc/meminfo on Linux, else `None`.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The bytes of a table of `entries` entries.
+pub fn table_bytes(entries: u64) -> u64 {
+    entries.saturating_mul(std::mem::size_of::<Entry>() as u64)
+}
+
 impl Table {
-    /// An empty table of `2^index_bits` sets of `ways` ways (`index_bits` at most 32).
+    /// An empty table of `2^index_bits` sets of `ways` ways (`index_bits` at most 32);
+    /// panics with [`TableTooLarge`]'s message when it cannot be allocated.
     pub fn new(index_bits: u32, ways: usize) -> Table {
+        Table::try_new(index_bits, ways).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// An empty table of `2^index_bits` sets of `ways` ways, or why this machine cannot
+    /// hold it: more bytes than the memory available, or an allocation that fails.
+    pub fn try_new(index_bits: u32, ways: usize) -> Result<Table, TableTooLarge> {
         assert!(index_bits <= 32 && ways >= 1, "table geometry");
-        Table {
+        let entries = (1u64 << index_bits).saturating_mul(ways as u64);
+        let bytes = table_bytes(entries);
+        let available = available_memory();
+        let too_large = TableTooLarge {
+            entries,
+            bytes,
+            available,
+        };
+        if available.is_some_and(|free| bytes > free) {
+            return Err(too_large);
+        }
+        let len = usize::try_from(entries).map_err(|_| too_large.clone())?;
+        let mut table = Vec::new();
+        table.try_reserve_exact(len).map_err(|_| too_large)?;
+        table.resize(len, Entry::default());
+        Ok(Table {
             index_bits,
             ways,
-            entries: vec![Entry::default(); (1usize << index_bits) * ways],
-        }
+            entries: table,
+        })
     }
 
     /// Entries in all.
@@ -197,6 +256,19 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_too_large_for_the_machine_is_an_error() {
+        // 2^32 sets of 64 ways: 4 TiB.
+        let e = Table::try_new(32, 64)
+            .err()
+            .expect("no machine holds 4 TiB");
+        assert_eq!(e.entries, 1 << 38);
+        let text = e.to_string();
+        assert!(text.contains("needs 4194304 MiB"), "{text}");
+        let small = Table::try_new(4, 2).unwrap();
+        assert_eq!(small.capacity(), 32);
+    }
 
     #[test]
     fn replacement_follows_the_rule() {

@@ -95,6 +95,8 @@ pub struct Session<W: Write + Send + 'static> {
     out: Arc<Mutex<W>>,
     base: Config,
     options: Options,
+    /// The last `USI_Hash` whose table was allocated (the one a refused size goes back to).
+    ready_hash_mb: usize,
     /// The position of the last `position` command, or why there is none.
     position: Result<Position, String>,
     /// The solver while no search runs (built at `isready` or the first `go`).
@@ -112,7 +114,8 @@ impl<W: Write + Send + 'static> Session<W> {
         Session {
             out: Arc::new(Mutex::new(out)),
             base,
-            options: Options::default(),
+            options: Options::for_this_machine(),
+            ready_hash_mb: options::DEFAULT_HASH_MB,
             position: Err("no position yet: send `position sfen <SFEN>` or `position \
                            startpos moves ...` before `go mate`"
                 .to_string()),
@@ -134,13 +137,13 @@ impl<W: Write + Send + 'static> Session<W> {
             "" | "usinewgame" | "ponderhit" | "gameover" => {}
             "usi" => {
                 let mut lines = vec![format!("id name {NAME}"), format!("id author {AUTHOR}")];
-                lines.extend(Options::announce(self.base));
+                lines.extend(self.options.announce(self.base));
                 lines.push("usiok".to_string());
                 say(&self.out, &lines)?;
             }
             "isready" => {
                 if self.search.is_none() {
-                    self.solver = Some(self.take_solver());
+                    self.solver = self.ready_solver()?;
                 }
                 say(&self.out, &["readyok".to_string()])?;
             }
@@ -199,7 +202,9 @@ impl<W: Write + Send + 'static> Session<W> {
         self.join();
     }
 
-    /// `go`: a mate search on the worker thread.
+    /// `go`: a mate search on the worker thread. Every `go mate` is answered with one
+    /// `checkmate` line: one that cannot search is refused with an `info string error` and
+    /// `checkmate timeout` (nothing was searched, so nothing is claimed about a mate).
     fn go(&mut self, args: &str) -> anyhow::Result<()> {
         let time = match Go::parse(args) {
             Ok(Go::Mate(time)) => time,
@@ -210,16 +215,17 @@ impl<W: Write + Send + 'static> Session<W> {
                 ))?;
                 return say(&self.out, &["bestmove resign".to_string()]);
             }
-            Err(e) => return self.error(&e),
+            Err(e) => return self.refuse_go(&e),
         };
         if self.search.is_some() {
-            return self.error(&format!(
-                "`go {args}`: a search is running; send `stop` and wait for its `checkmate` first"
+            return self.refuse_go(&format!(
+                "`go {args}`: a search is running; send `stop` and wait for its `checkmate` first \
+                 (this `go` is answered now, the running search when it ends)"
             ));
         }
         let pos = match &self.position {
             Ok(pos) => pos.clone(),
-            Err(e) => return self.error(&format!("`go {args}`: {e}")),
+            Err(e) => return self.refuse_go(&format!("`go {args}`: {e}")),
         };
         let stop = Arc::new(AtomicBool::new(false));
         let mut engine = match (self.options.engine, &self.chip) {
@@ -246,7 +252,12 @@ impl<W: Write + Send + 'static> Session<W> {
                 say(&self.out, &notes)?;
                 Worker::Chip(chip.handle(), built_in_clock_mhz(), config)
             }
-            _ => Worker::Model(self.take_solver()),
+            _ => match self.ready_solver()? {
+                Some(solver) => Worker::Model(solver),
+                None => {
+                    return self.refuse_go("no table could be allocated; send a smaller USI_Hash");
+                }
+            },
         };
         if let Worker::Model(solver) = &mut engine {
             solver.set_stop(Some(stop.clone()));
@@ -318,13 +329,48 @@ impl<W: Write + Send + 'static> Session<W> {
         Ok(())
     }
 
-    /// The idle solver, built anew if the options changed its geometry.
-    fn take_solver(&mut self) -> Solver {
+    /// The idle solver, built anew if the options changed its geometry; or, when this
+    /// machine cannot hold the table of `USI_Hash`, why (`USI_Hash` then goes back to the
+    /// last size that was allocated, or to the default).
+    fn take_solver(&mut self) -> Result<Solver, String> {
         let config = self.options.config(self.base);
-        match self.solver.take() {
-            Some(solver) if *solver.config() == config => solver,
-            _ => Solver::new(config),
+        let old = match self.solver.take() {
+            Some(solver) if *solver.config() == config => return Ok(solver),
+            old => old,
+        };
+        // The old table is freed first: both may not fit.
+        drop(old);
+        match Solver::try_new(config) {
+            Ok(solver) => {
+                self.ready_hash_mb = self.options.hash_mb;
+                Ok(solver)
+            }
+            Err(e) => {
+                let asked = self.options.hash_mb;
+                self.options.hash_mb = if asked != self.ready_hash_mb {
+                    self.ready_hash_mb
+                } else {
+                    options::DEFAULT_HASH_MB
+                };
+                Err(format!(
+                    "USI_Hash {asked}: {e}; the table is {} MiB now; send a smaller USI_Hash",
+                    self.options.hash_mb
+                ))
+            }
         }
+    }
+
+    /// The idle solver ([`Session::take_solver`]); a table this machine cannot hold is
+    /// answered with an `info string` error and the table of the size `USI_Hash` went back
+    /// to is allocated instead (`None` if that fails too, after a second error).
+    fn ready_solver(&mut self) -> anyhow::Result<Option<Solver>> {
+        for _ in 0..2 {
+            match self.take_solver() {
+                Ok(solver) => return Ok(Some(solver)),
+                Err(e) => self.error(&e)?,
+            }
+        }
+        Ok(None)
     }
 
     /// Takes the solver back from a search that has answered.
@@ -351,6 +397,18 @@ impl<W: Write + Send + 'static> Session<W> {
     /// An `info string` error.
     fn error(&self, message: &str) -> anyhow::Result<()> {
         say(&self.out, &[format!("info string error: {message}")])
+    }
+
+    /// A `go mate` that cannot search: the `info string` error, and its `checkmate`
+    /// answer, `timeout` (no answer), so that a GUI waiting for one does not wait forever.
+    fn refuse_go(&self, message: &str) -> anyhow::Result<()> {
+        say(
+            &self.out,
+            &[
+                format!("info string error: {message}"),
+                "checkmate timeout".to_string(),
+            ],
+        )
     }
 }
 
@@ -389,13 +447,21 @@ pub fn answer(outcome: &Outcome, elapsed: Duration) -> Vec<String> {
             } else {
                 ""
             };
-            lines.push(format!(
-                "info string mate in {} plies{shortest}",
-                outcome.pv.len()
-            ));
+            let plies = match outcome.pv.len() {
+                1 => "1 ply".to_string(),
+                n => format!("{n} plies"),
+            };
+            lines.push(format!("info string mate in {plies}{shortest}"));
             lines.push(format!("checkmate {}", line.join(" ")));
         }
-        SearchResult::NoMate => lines.push("checkmate nomate".to_string()),
+        SearchResult::NoMate => {
+            lines.push(
+                "info string no mate: no sequence of checks forces mate (a repetition counts \
+                 as the attacker's loss)"
+                    .to_string(),
+            );
+            lines.push("checkmate nomate".to_string());
+        }
         SearchResult::Unknown(reason) => {
             let why = match reason {
                 Reason::Stopped => "stopped (stop, or the time of go mate ran out)".to_string(),
@@ -474,12 +540,13 @@ mod tests {
             mate,
             [
                 "info time 1000 nodes 2000 nps 2000",
-                "info string mate in 1 plies, the shortest",
+                "info string mate in 1 ply, the shortest",
                 "checkmate G*5b"
             ]
         );
         let nomate = answer(&outcome(SearchResult::NoMate, &[]), second);
         assert_eq!(nomate.last().unwrap(), "checkmate nomate");
+        assert!(nomate[1].starts_with("info string no mate"), "{nomate:?}");
         let limit = Reason::NodeLimit { nodes: 2000 };
         let unknown = answer(&outcome(SearchResult::Unknown(limit), &[]), second);
         assert_eq!(unknown.last().unwrap(), "checkmate timeout");

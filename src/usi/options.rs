@@ -7,8 +7,20 @@ use crate::solver::table::Entry;
 
 /// Table size of a fresh engine, in MiB (`USI_Hash`).
 pub const DEFAULT_HASH_MB: usize = 16;
-/// The largest `USI_Hash`, in MiB.
-pub const MAX_HASH_MB: usize = 65536;
+/// The largest `USI_Hash`, in MiB, on a machine with twice as much memory available: 64 M
+/// entries, 64 times the table of the suite's longest problems.
+pub const MAX_HASH_MB: usize = 1024;
+
+/// The largest `USI_Hash` this machine takes, in MiB: [`MAX_HASH_MB`], or half the memory
+/// available when that is less (where the system tells: Linux), so that the maximum a GUI
+/// is shown can be allocated. A value is checked again when its table is allocated.
+pub fn max_hash_mb() -> usize {
+    let half =
+        crate::solver::table::available_memory().map_or(u64::MAX, |bytes| bytes / 2 / (1 << 20));
+    usize::try_from(half)
+        .unwrap_or(usize::MAX)
+        .clamp(DEFAULT_HASH_MB, MAX_HASH_MB)
+}
 /// The largest node limit announced to GUIs (many read spin values as 32-bit integers);
 /// `setoption` takes any 64-bit value.
 pub const MAX_NODE_LIMIT_SHOWN: u64 = i32::MAX as u64;
@@ -41,6 +53,9 @@ pub const MAX_PLIES: usize = crate::solver::zobrist::PLY_KEYS;
 pub struct Options {
     /// Table size in MiB.
     pub hash_mb: usize,
+    /// The largest table size `USI_Hash` takes, in MiB ([`max_hash_mb`] when the session
+    /// began).
+    pub max_hash_mb: usize,
     /// Moves a solve may make (0: no limit).
     pub node_limit: u64,
     /// Answer a mate with a line of the least length (the solver's shortest mode).
@@ -55,6 +70,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             hash_mb: DEFAULT_HASH_MB,
+            max_hash_mb: MAX_HASH_MB,
             node_limit: 0,
             shortest: true,
             max_plies: None,
@@ -64,11 +80,21 @@ impl Default for Options {
 }
 
 impl Options {
+    /// The options of a session on this machine: the defaults, with the largest `USI_Hash`
+    /// of [`max_hash_mb`].
+    pub fn for_this_machine() -> Options {
+        Options {
+            max_hash_mb: max_hash_mb(),
+            ..Options::default()
+        }
+    }
+
     /// The `option` lines of the answer to `usi` (`base`: the geometry of swim.toml).
-    pub fn announce(base: Config) -> Vec<String> {
+    pub fn announce(&self, base: Config) -> Vec<String> {
         vec![
             format!(
-                "option name USI_Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"
+                "option name USI_Hash type spin default {DEFAULT_HASH_MB} min 1 max {}",
+                self.max_hash_mb
             ),
             "option name USI_Ponder type check default false".to_string(),
             format!("option name NodeLimit type spin default 0 min 0 max {MAX_NODE_LIMIT_SHOWN}"),
@@ -102,13 +128,16 @@ impl Options {
         };
         match option {
             "USI_Hash" => {
+                let most = self.max_hash_mb;
                 self.hash_mb = value
                     .parse()
                     .ok()
-                    .filter(|mb| (1..=MAX_HASH_MB).contains(mb))
+                    .filter(|mb| (1..=most).contains(mb))
                     .ok_or_else(|| {
                         format!(
-                            "USI_Hash `{value}`: give the table size in MiB, 1 to {MAX_HASH_MB}"
+                            "USI_Hash `{value}`: give the table size in MiB, 1 to {most} (the \
+                             most this machine holds; the table keeps {} MiB)",
+                            self.hash_mb
                         )
                     })?;
             }
@@ -225,6 +254,7 @@ mod tests {
             o,
             Options {
                 hash_mb: 64,
+                max_hash_mb: MAX_HASH_MB,
                 node_limit: 5000,
                 shortest: false,
                 max_plies: Some(128),
@@ -237,6 +267,8 @@ mod tests {
         assert!(e.contains("`MultiPV`") && e.contains("NodeLimit"), "{e}");
         let e = o.set("name USI_Hash value 0").unwrap_err();
         assert!(e.contains("USI_Hash `0`"), "{e}");
+        let e = o.set("name USI_Hash value 1025").unwrap_err();
+        assert!(e.contains("1 to 1024") && e.contains("keeps 64 MiB"), "{e}");
         let e = o.set("name MaxPlies value 1").unwrap_err();
         assert!(e.contains("MaxPlies `1`"), "{e}");
         let e = o.set("name Shortest").unwrap_err();

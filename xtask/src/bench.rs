@@ -22,10 +22,10 @@ mod solver;
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Random positions (half of them in check) besides the problem suite.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, allow_negative_numbers = true, value_parser = util::whole::<u64>)]
     pub random: u64,
     /// Seed of the random positions (default: TSUME_SEED, else a fresh one, printed).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = util::whole::<u64>)]
     pub seed: Option<u64>,
     /// Clock frequency for the positions-per-second figures, in MHz (default: the generator
     /// clock of swim.toml's default board, the clock its bitstream is built and checked for).
@@ -35,10 +35,10 @@ pub struct BenchArgs {
     #[arg(long)]
     pub solver: bool,
     /// With --solver: the node limit of every solve, for both engines.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 1_000_000, allow_negative_numbers = true, value_parser = util::whole::<u64>)]
     pub nodes: u64,
     /// With --solver: positions taken from the start of each nshogi mate-N file.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub sample: usize,
     /// With --solver: the sets, comma-separated (suite, mate-3, mate-5, mate-7, mate-9,
     /// mate-11, famous; default: all).
@@ -46,20 +46,20 @@ pub struct BenchArgs {
     pub sets: Option<String>,
     /// With --solver: the model's table size in entries (swim.toml [search] ways, the
     /// largest power-of-two number of sets that fits).
-    #[arg(long, default_value_t = 1 << 20)]
+    #[arg(long, default_value_t = 1 << 20, allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub tt_entries: usize,
     /// With --solver: the model's child frames (mates of up to N - 1 plies; default
     /// swim.toml [search] max_plies, the chip's).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub max_plies: Option<usize>,
     /// With --solver: the chip's node limit. The simulated chip (about 1,000 nodes a second
     /// of wall time) runs a position when the model at the chip's geometry (swim.toml
     /// [search]) answers it within this many nodes (and --nodes), at that limit; 0: no chip.
-    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    #[arg(long, value_name = "N", default_value_t = 20_000, allow_negative_numbers = true, value_parser = util::whole::<u64>)]
     pub chip_nodes: u64,
     /// With --solver: the positions of each set looked at for the chip, from its start;
     /// 0: no chip.
-    #[arg(long, value_name = "K", default_value_t = 10)]
+    #[arg(long, value_name = "K", default_value_t = 10, allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub chip_sample: usize,
 }
 

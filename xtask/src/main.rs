@@ -39,31 +39,39 @@ Tasks in detail:
           first on PATH; arguments after the options go to cargo test. Exits with cargo
           test's code. This is the project's test command (CI runs it).
   sim     Move sets of positions: every legal check, or every legal evasion when the side to
-          move is in check, grouped by category, moves in USI. --engine hardware (the default)
+          move is in check, grouped by category, moves in USI. --engine chip (the default)
           is the Spade generator simulated by Verilator, with clock cycles per position;
-          --engine reference is the software reference. With --sfen: one position. With
-          --positions FILE (- = standard input): one position a line, as SFEN or as USI's
-          `position sfen ... moves ...` / `startpos moves ...` (--json: one JSON object a line;
-          exit 1 if any line is not a usable position). With neither: the problem suite (problems/) as a
+          --engine model is the software reference (`hardware` and `reference` are read as
+          chip and model). With --sfen: one position. With --positions FILE (- = standard
+          input): one position a line (exit 1 if none, or if any line is not a usable
+          position; --json: one JSON object a line). Positions are SFEN or as shogi GUIs
+          write them: `position sfen ... moves ...`, `startpos moves ...`, the position
+          after the moves. With neither: the problem suite (problems/, or --suite DIR) as a
           table, each answer checked against the reference (exit 1 on a disagreement).
           --vcd FILE writes a waveform of the run.
-  solve   Tsume problems solved by the df-pn search of docs/search.md. --engine hardware
-          (the default) is the chip's search controller simulated by Verilator (a `chip:`
-          line with its cycles; --vcd FILE writes a waveform); --engine reference is the
-          software model. --sfen: one position with the board, the result, the mating line
-          in USI, its plies, the counters (nodes, expansions, probes, stores) and the time.
-          --positions FILE (- for stdin): one line per position in input order, --json one
-          object a line with sfen, engine, result (mate, nomate or unknown), pv, plies, nodes,
+  solve   Tsume problems solved by the df-pn search of docs/search.md. --engine chip (the
+          default) is the chip's search controller simulated by Verilator (a `chip:` line
+          with its cycles; --vcd FILE writes a waveform); --engine model is the software
+          model. --sfen: one position (read as sim reads it) with the board, the result, the
+          mating line in USI, its plies, the counters (nodes, expansions, probes, stores)
+          and the time; with --json one JSON line instead. --positions FILE (- for stdin):
+          one line per position in input order, --json one object a line with sfen, engine
+          (chip or model), root, result (mate, nomate or unknown), pv, plies,
+          proven_shortest (a mate: whether the line is proven of the least length), nodes,
           expansions, probes, stores, cycles on the chip (and reason for unknown); a bad
-          line gives sfen and error, the run goes on and exits 1 at the end. With neither:
-          the problem suite (problems/) as a table (problem, expected, result, plies, nodes,
-          time), on the chip with the model beside it; exit 1 on a wrong result (a mate not
-          found within the limit, `nomate` on a mate, a mate shorter than the expected
-          distance or, with --shortest, of another length) or on a difference between the
-          engines. Long problems (`solve_only` in the suite) use their own node limit, table
-          and frames unless the options give them, on the model only. --nodes N (default
-          1000000 moves made), --shortest, --tt-entries N (the table; default swim.toml
-          [search]), --max-plies N (frames); the chip takes swim.toml's sizes or smaller.
+          line gives sfen and error, the run goes on and exits 1 at the end; a file with no
+          position exits 1. --root attacker|defender|auto: which side the side to move
+          plays (default attacker). With neither --sfen nor --positions: the problem suite
+          (problems/, or --suite DIR) as a table printed a row as each problem is solved
+          (problem, expected, result, plies, nodes, time), on the chip with the model beside
+          it; exit 1 on a wrong result (a mate not found within the limit, `nomate` on a
+          mate, a mate shorter than the expected distance or, with --shortest, of another
+          length) or on a difference between the engines. Long problems (`solve_only` in
+          the suite) use their own node limit, table and frames unless the options give
+          them, on the model only. --nodes N (default 1000000 moves made; 0: no limit),
+          --shortest, --tt-entries N (the table; default swim.toml [search]; it must fit in
+          the memory available, else exit 1), --max-plies N (frames); the chip takes
+          swim.toml's sizes or smaller. An option's value out of range exits 2.
   verify  The chip against the reference on --random N fresh random positions (half in
           check); every disagreement printed with its SFEN, exit 1 if any. --solver N: the
           chip's search against the model on N random positions (--nodes, --seed).
@@ -108,12 +116,14 @@ Tasks in detail:
 Examples:
   cargo xtask setup
   cargo xtask test --no-lint -- --nocapture
-  cargo xtask sim --engine reference --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'
-  cargo xtask sim --engine reference --positions positions.txt --json
-  cargo xtask sim --engine reference
+  cargo xtask sim --engine model --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'
+  cargo xtask sim --engine model --positions positions.txt --json
+  cargo xtask sim --engine model
   cargo xtask solve --sfen '4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1'
+  cargo xtask solve --engine model --sfen 'startpos moves 7g7f 3c3d' --json
   cargo xtask solve --positions positions.txt --json --shortest
   cargo xtask solve --shortest
+  cargo xtask solve --engine model --suite problems --root auto
   cargo xtask bitstream
   cargo xtask block-fmax --only pipeline_stages__masks --seed 2
   cargo xtask depth --limit 40
@@ -142,7 +152,7 @@ enum Task {
     Lint,
     /// Lint, setup, hdl, then cargo test --workspace (the project's test command).
     Test(test::TestArgs),
-    /// Move sets of positions from the hardware generator or the software reference.
+    /// Move sets of positions from the chip's generator or the software model (the reference).
     Sim(sim::SimArgs),
     /// Tsume problems solved by df-pn: one position, a file of positions, or the suite.
     Solve(solve::SolveArgs),

@@ -226,8 +226,8 @@ fn drive<T: Transport>(
     }
     if !positions.is_empty() {
         eprintln!(
-            "run: {} positions in {}",
-            positions.len(),
+            "run: {} in {}",
+            util::count(positions.len() as u64, "position", "positions"),
             util::secs(start.elapsed())
         );
     }
@@ -266,11 +266,22 @@ fn drive<T: Transport>(
     if dropped > 0 || bad > 0 {
         eprintln!("run: the host dropped {dropped} bytes and {bad} bad frames from the chip");
     }
-    if differ > 0 || unusable > 0 {
-        return Err(Failure::error(
-            1,
-            format!("{differ} lists differ from the reference, {unusable} positions not usable"),
+    let mut failures = Vec::new();
+    if differ > 0 {
+        failures.push(format!(
+            "{differ} of {} lists differ from the reference",
+            positions.len() - unusable
         ));
+    }
+    if unusable > 0 {
+        failures.push(format!(
+            "{unusable} of {} {} not usable (see above)",
+            util::count(positions.len() as u64, "position", "positions"),
+            if unusable == 1 { "is" } else { "are" }
+        ));
+    }
+    if !failures.is_empty() {
+        return Err(Failure::error(1, failures.join("; ")));
     }
     Ok(())
 }
@@ -300,9 +311,9 @@ fn check(pos: &Position, list: &LinkList) -> Option<String> {
 fn print_list(pos: &Position, list: &LinkList, clock_mhz: f64) {
     println!("{}", pos.to_sfen());
     println!(
-        "  {}: {} moves in {} cycles ({:.2} µs at {clock_mhz} MHz)",
+        "  {}: {} in {} cycles ({:.2} µs at {clock_mhz} MHz)",
         list.mode,
-        list.moves.len(),
+        util::count(list.moves.len() as u64, "move", "moves"),
         list.cycles,
         f64::from(list.cycles) / clock_mhz
     );

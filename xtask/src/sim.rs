@@ -1,5 +1,6 @@
 //! `cargo xtask sim`: the move set of positions from an engine: the simulated chip (the
-//! Spade move generator through Verilator, the default) or the software reference.
+//! Spade move generator through Verilator, the default) or the software model (the
+//! rules reference, `tsume::reference`).
 //!
 //! Adding an engine: a variant of [`EngineKind`], a type implementing [`Engine`], and one arm
 //! in [`open`].
@@ -22,9 +23,11 @@ use crate::{simulator, toolchain};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineKind {
     /// The Spade move generator, simulated with Verilator.
-    Hardware,
-    /// The software reference (`tsume::reference::tsume_moves`).
-    Reference,
+    #[value(alias = "hardware")]
+    Chip,
+    /// The software model: the rules reference (`tsume::reference::tsume_moves`).
+    #[value(alias = "reference")]
+    Model,
 }
 
 /// What an engine answers for a position.
@@ -80,8 +83,9 @@ impl Engine for Hardware<'_> {
 
 #[derive(Debug, Args)]
 pub struct SimArgs {
-    /// Which move generator answers.
-    #[arg(long, value_enum, default_value_t = EngineKind::Hardware)]
+    /// Which move generator answers; `hardware` and `reference` are read as `chip` and
+    /// `model`.
+    #[arg(long, value_enum, default_value_t = EngineKind::Chip)]
     pub engine: EngineKind,
     /// One position in SFEN: quote it, or give its words after --sfen
     /// (`--sfen 4k4/9/4P4/9/9/9/9/9/9 b G 1`). A leading `sfen` and the move number are
@@ -108,16 +112,16 @@ pub struct SimArgs {
 
 pub fn run(args: &SimArgs) -> Result<()> {
     match args.engine {
-        EngineKind::Reference => {
+        EngineKind::Model => {
             if args.vcd.is_some() {
                 return Err(Failure::error(
                     2,
-                    "--vcd needs the hardware engine: drop `--engine reference`",
+                    "--vcd needs the chip: drop `--engine model`",
                 ));
             }
             run_with(&mut Reference, args)
         }
-        EngineKind::Hardware => {
+        EngineKind::Chip => {
             if let Some(vcd) = &args.vcd {
                 check_writable(vcd)?;
             }
@@ -177,9 +181,10 @@ fn run_with(engine: &mut dyn Engine, args: &SimArgs) -> Result<()> {
             Err(Failure::error(
                 1,
                 format!(
-                    "{failed} of {} positions in {} are not usable (see above)",
-                    inputs.len(),
-                    file.display()
+                    "{failed} of {} in {} {} not usable (see above)",
+                    util::count(inputs.len() as u64, "position", "positions"),
+                    file.display(),
+                    if failed == 1 { "is" } else { "are" }
                 ),
             ))
         } else {
@@ -210,7 +215,7 @@ impl Input {
 }
 
 /// The position lines of a file (or stdin for `-`), numbered from 1; blank lines and `#`
-/// comments skipped.
+/// comments skipped; an error (exit code 1) when none is left.
 pub fn read_positions(file: &Path) -> Result<Vec<Input>> {
     let mut bytes = Vec::new();
     if file == Path::new("-") {
@@ -226,20 +231,36 @@ pub fn read_positions(file: &Path) -> Result<Vec<Input>> {
             )
         })?;
     }
+    let name = if file == Path::new("-") {
+        "standard input".to_string()
+    } else {
+        file.display().to_string()
+    };
     let text = String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
-            "the positions file {} is not UTF-8 text (byte {}): give a text file with one \
+            "the positions of {name} are not UTF-8 text (byte {}): give a text file with one \
              SFEN per line",
-            file.display(),
             e.utf8_error().valid_up_to()
         )
     })?;
-    Ok(text
+    // A byte-order mark (which some editors write first) is no part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let inputs: Vec<Input> = text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
         .map(|(i, l)| Input::line(i + 1, l))
-        .collect())
+        .collect();
+    if inputs.is_empty() {
+        return Err(Failure::error(
+            1,
+            format!(
+                "no positions in {name}: it holds only blank lines and `#` comments; give one \
+                 position a line (a SFEN, or `startpos moves ...`)"
+            ),
+        ));
+    }
+    Ok(inputs)
 }
 
 /// A panic in an engine, the solver or the position rules becomes this position's error.

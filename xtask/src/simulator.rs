@@ -1,5 +1,5 @@
 //! The simulated chip for xtask: build prerequisites, the Verilator runtime and the
-//! hardware engine of `sim`, `verify` and `bench`.
+//! chip engine of `sim`, `verify` and `bench`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};

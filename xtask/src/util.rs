@@ -354,6 +354,26 @@ pub fn thousands(n: usize) -> String {
     out
 }
 
+/// A whole number of an option (0 or more), for clap's `value_parser`: negative numbers
+/// reach it (with `allow_negative_numbers`) and are refused with what to give.
+pub fn whole<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    text.trim().parse().map_err(|_| {
+        if text.trim().starts_with('-') {
+            format!("`{text}` is negative: give a whole number, 0 or more")
+        } else {
+            format!("`{text}` is not a whole number: give one such as 1000")
+        }
+    })
+}
+
+/// A count with its noun: `1 ply`, `3 plies`, `1 walk`, `2 walks`.
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    match n.into() {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

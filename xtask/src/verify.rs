@@ -17,17 +17,17 @@ use crate::util::{self, Failure};
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// Number of random positions.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, allow_negative_numbers = true, value_parser = util::whole::<u64>)]
     pub random: u64,
     /// Seed of the random positions (default: TSUME_SEED, else a fresh one, printed).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = util::whole::<u64>)]
     pub seed: Option<u64>,
     /// Instead of the generator: solve this many random positions on the chip's search
     /// and by the model, and compare result, line and counters.
-    #[arg(long, value_name = "N", conflicts_with = "random")]
+    #[arg(long, value_name = "N", conflicts_with = "random", allow_negative_numbers = true, value_parser = util::whole::<u64>)]
     pub solver: Option<u64>,
     /// With --solver: moves made at most per solve (its searches counted together).
-    #[arg(long, value_name = "N", default_value_t = 2_000, requires = "solver")]
+    #[arg(long, value_name = "N", default_value_t = 2_000, requires = "solver", allow_negative_numbers = true, value_parser = util::whole::<u64>)]
     pub nodes: u64,
 }
 

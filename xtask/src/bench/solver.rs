@@ -417,7 +417,7 @@ pub fn run(opts: &Options) -> Result<()> {
             .check()
             .map_err(|e| Failure::error(2, format!("--max-plies {plies}: {e:#}")))?;
     }
-    let mut solver = Solver::new(config);
+    let mut solver = crate::solve::model(config, Some(opts.tt_entries))?;
     let project = tsume::project::manifest::Manifest::load(&util::project_root())?;
     let chip_config = project.search()?;
     let mhz = project.clock_mhz(None)?;

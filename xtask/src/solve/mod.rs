@@ -1,45 +1,50 @@
 //! `cargo xtask solve`: tsume problems solved by the search of docs/search.md, on the
 //! simulated chip (`solver_top`, the default) or by the software model (`tsume::solver`,
-//! `--engine reference`); the suite runs both side by side.
+//! `--engine model`); the suite runs both side by side.
 //!
-//! - `--sfen`: one position, as a report (board, result, line, counters, time);
+//! - `--sfen`: one position, as a report (board, result, line, counters, time) or JSON;
 //! - `--positions FILE`: one line per position, readable or JSON (`--json`);
 //! - neither: the problem suite (problems/), checked against its expected results
-//!   ([`suite`]).
+//!   ([`suite`]); [`output`]: the words and JSON of the answers.
+//!
+//! Exit codes: 2 for an option's value the run cannot take (as clap's own errors), 1 for
+//! an input that is not a usable position, a wrong result in the suite, or a table this
+//! machine cannot hold.
 
+mod output;
 mod suite;
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde::Serialize;
 use tsume::chip::solver::{ChipSearcher, Cycles, SolverTop, Walked};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
+use tsume::solver::table::{TableTooLarge, table_bytes};
 use tsume::solver::{
-    Config, Kind, Limits, Outcome, Reason, Root, SearchResult, Searcher, Solver, solve_on,
+    Config, Limits, Outcome, Reason, Root, SearchResult, Searcher, Solver, solve_on,
 };
 
 use crate::sim::{Input, catch, read_positions};
-use crate::util::{self, Failure};
+use crate::util::{self, Failure, count};
+use output::{Asked, JsonAnswer, JsonError, LateBar};
 use tsume::project::manifest::Manifest;
 
 /// The node limit when neither `--nodes` nor a long problem's own limit gives one.
 pub const DEFAULT_NODES: u64 = 1_000_000;
 
-/// Runs of at least this long show a progress bar (on a terminal).
-const BAR_AFTER: Duration = Duration::from_secs(2);
-
+/// What searches (`--engine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SolveEngine {
     /// The chip's search (`solver_top`, simulated by Verilator).
-    Hardware,
+    #[value(alias = "hardware")]
+    Chip,
     /// The software model of the search (`tsume::solver`).
-    Reference,
+    #[value(alias = "reference")]
+    Model,
 }
 
 /// Which side the side to move plays (`--root`).
@@ -68,34 +73,39 @@ impl RootArg {
 #[derive(Debug, Args)]
 pub struct SolveArgs {
     /// Which search answers: the simulated chip, or the software model (faster; any table
-    /// size). The suite runs the model beside the chip and fails on any difference.
-    #[arg(long, value_enum, default_value_t = SolveEngine::Hardware)]
+    /// size); `hardware` and `reference` are read as `chip` and `model`. The suite runs the
+    /// model beside the chip and fails on any difference.
+    #[arg(long, value_enum, default_value_t = SolveEngine::Chip)]
     pub engine: SolveEngine,
     /// Write a waveform of the whole run (every signal of the chip) to this VCD file; the
-    /// first such run builds a second, traced model. Hardware engine only; short runs only
+    /// first such run builds a second, traced model. Chip only; short runs only
     /// (the file grows by megabytes a thousand cycles).
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
     /// One position in SFEN: quote it, or give its words after --sfen
     /// (`--sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1`). A leading `sfen` and the move
-    /// number are optional. Which side attacks: --root.
+    /// number are optional; positions as shogi tools write them are read too (`startpos
+    /// moves 7g7f`, `position sfen ... moves ...`): the position after the moves. Which
+    /// side attacks: --root.
     #[arg(long, num_args = 1.., value_name = "SFEN", conflicts_with = "positions")]
     pub sfen: Option<Vec<String>>,
-    /// A text file of positions, one SFEN per line (blank lines and `#` comments skipped);
-    /// `-` reads standard input.
+    /// A text file of positions, one per line as --sfen takes them (blank lines and `#`
+    /// comments skipped; a file with none is an error); `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     pub positions: Option<PathBuf>,
-    /// One JSON object per position and line: {"sfen", "engine", "root", "result", "pv",
-    /// "plies", "nodes", "expansions", "probes", "stores"} (+ "cycles" on the chip, "reason"
-    /// for unknown), or {"sfen", "error"}.
+    /// One JSON object per position and line (with --sfen too): {"sfen", "engine" (chip or
+    /// model), "root", "result", "pv", "plies", "nodes", "expansions", "probes", "stores"}
+    /// (+ "proven_shortest" for a mate, "cycles" on the chip, "reason" for unknown), or
+    /// {"sfen", "error"}.
     #[arg(long)]
     pub json: bool,
     /// The problem suite to run when neither --sfen nor --positions is given.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["sfen", "positions"])]
     pub suite: Option<PathBuf>,
     /// Moves made at most per position (every search of its solve counted); beyond it the
-    /// answer is `unknown`. Default 1000000; in the suite a long problem's own limit.
-    #[arg(long, value_name = "N")]
+    /// answer is `unknown`. 0: no limit (as USI's NodeLimit). Default 1000000; in the suite
+    /// a long problem's own limit.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = util::whole::<u64>)]
     pub nodes: Option<u64>,
     /// Which side the side to move plays: attacker (it mates, even from check), defender
     /// (it is in check and is mated: a position one check into a problem) or auto (the
@@ -103,41 +113,55 @@ pub struct SolveArgs {
     #[arg(long, value_enum, default_value_t = RootArg::Attacker)]
     pub root: RootArg,
     /// After a mate, search again within 1, 3, 5, ... plies until one proves it: the line
-    /// is then a shortest mate (its length the minimax distance).
+    /// is then a shortest mate (its length the minimax distance). When the limits end those
+    /// searches first, the line is answered as not proven shortest.
     #[arg(long)]
     pub shortest: bool,
     /// Entries of the transposition table (a power-of-two number of sets of swim.toml's
     /// ways). Default: swim.toml [search] (the chip's table); in the suite a long
     /// problem's own size. Long problems need millions. The chip takes its own size or
-    /// fewer sets (a small table that evicts).
-    #[arg(long, value_name = "N")]
+    /// fewer sets (a small table that evicts). The table must fit in the memory available.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub tt_entries: Option<usize>,
     /// Child frames: mates of up to N - 1 plies are searched (2 to 1024). Default:
     /// swim.toml [search] max_plies; in the suite a long problem's own. The chip takes
     /// its own or fewer.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub max_plies: Option<usize>,
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
     let manifest = Manifest::load(&util::project_root())?;
     let base = manifest.search()?;
-    let hardware = args.engine == SolveEngine::Hardware;
+    let on_chip = args.engine == SolveEngine::Chip;
     if let Some(vcd) = &args.vcd {
-        if !hardware {
+        if !on_chip {
             return Err(Failure::error(
                 2,
-                "--vcd needs the hardware engine: drop `--engine reference`",
+                "--vcd needs the chip: drop `--engine model`",
             ));
         }
         crate::sim::check_writable(vcd)?;
     }
+    // The positions are read, and the geometry checked, before any model is built.
+    let inputs = match (&args.sfen, &args.positions) {
+        (Some(words), _) => Some(vec![Input::line(0, &words.join(" "))]),
+        (None, Some(file)) => Some(read_positions(file)?),
+        (None, None) => None,
+    };
+    let config = match &inputs {
+        Some(_) => {
+            let config = configure(base, args.tt_entries, args.max_plies)?;
+            if on_chip {
+                fit_the_chip(base, config)?;
+            }
+            Some(config)
+        }
+        None => None,
+    };
     let runtime: SpadeRuntime;
     let mut chip = None;
-    if hardware {
-        if args.sfen.is_some() || args.positions.is_some() {
-            fit_the_chip(base, args)?;
-        }
+    if on_chip {
         runtime = crate::simulator::runtime()?;
         let (top, _) = crate::simulator::open_top::<SolverTop>(
             &runtime,
@@ -150,7 +174,16 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             clock_mhz: manifest.clock_mhz(None)?,
         });
     }
-    let result = run_with(args, base, chip.as_mut());
+    let result = match (&inputs, config) {
+        (Some(inputs), Some(config)) => positions(args, inputs, base, config, chip.as_mut()),
+        _ => {
+            let dir = args
+                .suite
+                .clone()
+                .unwrap_or_else(crate::toolchain::problems_dir);
+            suite::run(&dir, base, args, chip.as_mut())
+        }
+    };
     drop(chip);
     if let Some(vcd) = &args.vcd {
         eprintln!("waveform written to {}", vcd.display());
@@ -158,109 +191,173 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     result
 }
 
-/// The chip of a hardware run and the clock its cycles are timed at.
+/// The chip of a chip run and the clock its cycles are timed at.
 pub struct Chip<'ctx> {
     pub searcher: ChipSearcher<'ctx>,
     pub clock_mhz: f64,
 }
 
-/// The geometry of an `--sfen` or `--positions` run; on the chip, one it can take (its
-/// own, or a table of fewer sets, fewer plies).
-fn fit_the_chip(base: Config, args: &SolveArgs) -> Result<Config> {
-    let config = configure(base, args.tt_entries, args.max_plies)?;
+/// Checks that the chip takes `config`: its own geometry, or a table of fewer sets, fewer
+/// plies.
+fn fit_the_chip(base: Config, config: Config) -> Result<()> {
     tsume::chip::solver::chip_takes(base, config).map_err(|why| {
         Failure::error(
             2,
             format!(
                 "--tt-entries/--max-plies: {why}; change swim.toml [search], or solve with \
-                 --engine reference"
+                 --engine model"
             ),
         )
-    })?;
-    Ok(config)
+    })
 }
 
-fn run_with(args: &SolveArgs, base: Config, mut chip: Option<&mut Chip>) -> Result<()> {
-    if let Some(words) = &args.sfen {
-        let text = words.join(" ");
-        let config = configure(base, args.tt_entries, args.max_plies)?;
-        use_config(chip.as_deref_mut(), config)?;
-        return one(&text, config, limits(args, None), chip);
-    }
-    if let Some(file) = &args.positions {
-        let config = configure(base, args.tt_entries, args.max_plies)?;
-        use_config(chip.as_deref_mut(), config)?;
-        let inputs = read_positions(file)?;
-        let failed = many(
-            &inputs,
-            config,
-            limits(args, None),
-            args.json,
-            chip.as_deref_mut(),
-        )?;
-        let name = if file == Path::new("-") {
-            "standard input".to_string()
-        } else {
-            file.display().to_string()
-        };
-        return if failed > 0 {
-            Err(Failure::error(
-                1,
-                format!(
-                    "{failed} of {} lines in {name} are not usable positions (see their errors)",
-                    inputs.len()
-                ),
-            ))
-        } else {
-            Ok(())
-        };
-    }
-    let dir = args
-        .suite
-        .clone()
-        .unwrap_or_else(crate::toolchain::problems_dir);
-    suite::run(&dir, base, args, chip)
+/// What solves the positions of an `--sfen` or `--positions` run.
+enum Engine<'a, 'ctx> {
+    Chip(&'a mut Chip<'ctx>),
+    Model(Solver),
 }
 
-/// The chip searches with `config` (checked by `fit_the_chip` before it was built).
-fn use_config(chip: Option<&mut Chip>, config: Config) -> Result<()> {
-    if let Some(chip) = chip {
-        chip.searcher
-            .set_config(config)
-            .map_err(|why| Failure::error(2, why))?;
+impl Engine<'_, '_> {
+    /// The position of `sfen` solved, or what is wrong with the input.
+    fn solve(&mut self, sfen: &str, limits: Limits) -> Result<Solved, String> {
+        match self {
+            Engine::Chip(chip) => {
+                let before = chip.searcher.walked();
+                let mut solved = solve(&mut chip.searcher, sfen, limits)?;
+                solved.cycles = Some(chip.searcher.cycles());
+                solved.walked = Some(chip.searcher.walked().since(before));
+                Ok(solved)
+            }
+            Engine::Model(solver) => solve(solver, sfen, limits),
+        }
     }
-    Ok(())
+
+    /// The clock of the chip's cycles.
+    fn clock_mhz(&self) -> Option<f64> {
+        match self {
+            Engine::Chip(chip) => Some(chip.clock_mhz),
+            Engine::Model(_) => None,
+        }
+    }
 }
 
-/// The node limit and mode of a run: `--nodes`, else the problem's own, else the default.
+/// The positions of `--sfen` (a report, or one JSON line) or `--positions` (a line each).
+fn positions(
+    args: &SolveArgs,
+    inputs: &[Input],
+    base: Config,
+    config: Config,
+    chip: Option<&mut Chip>,
+) -> Result<()> {
+    let asked = Asked {
+        shortest: args.shortest,
+        chip_plies: chip.as_ref().map(|_| base.max_plies),
+    };
+    let mut engine = match chip {
+        Some(chip) => {
+            chip.searcher
+                .set_config(config)
+                .map_err(|why| Failure::error(2, why))?;
+            Engine::Chip(chip)
+        }
+        None => Engine::Model(model(config, args.tt_entries)?),
+    };
+    let limits = limits(args, None);
+    if args.sfen.is_some() && !args.json {
+        return one(&inputs[0].sfen, config, limits, asked, &mut engine);
+    }
+    let failed = many(inputs, limits, asked, args.json, &mut engine)?;
+    if failed == 0 {
+        return Ok(());
+    }
+    let message = match &args.positions {
+        Some(file) => {
+            let name = if file == Path::new("-") {
+                "standard input".to_string()
+            } else {
+                file.display().to_string()
+            };
+            format!(
+                "{failed} of {} in {name} {} (see their errors)",
+                count(inputs.len() as u64, "line", "lines"),
+                if failed == 1 {
+                    "is not a usable position"
+                } else {
+                    "are not usable positions"
+                }
+            )
+        }
+        None => format!("the SFEN {:?} is not a usable position", inputs[0].sfen),
+    };
+    Err(Failure::error(1, message))
+}
+
+/// The model's solver of `config`, or an error naming `--tt-entries` when this machine
+/// cannot hold its table.
+pub fn model(config: Config, tt_entries: Option<usize>) -> Result<Solver> {
+    Solver::try_new(config).map_err(|e| table_error(&e, config, tt_entries))
+}
+
+/// The error of a table this machine cannot hold (exit code 1): the option, the size, and
+/// the largest table that fits.
+fn table_error(e: &TableTooLarge, config: Config, tt_entries: Option<usize>) -> anyhow::Error {
+    let asked = match tt_entries {
+        Some(n) => format!("--tt-entries {n}"),
+        None => "the table of swim.toml [search]".to_string(),
+    };
+    let fix = match e.available {
+        Some(free) if table_bytes(config.tt_ways as u64) <= free => {
+            let mut entries = config.tt_ways as u64;
+            while table_bytes(entries * 2) <= free {
+                entries *= 2;
+            }
+            format!("give --tt-entries {entries} or fewer")
+        }
+        _ => "give fewer --tt-entries".to_string(),
+    };
+    Failure::error(1, format!("{asked}: {e}; {fix}"))
+}
+
+/// The node limit and mode of a run: `--nodes` (0: none), else the problem's own, else
+/// the default.
 fn limits(args: &SolveArgs, own: Option<u64>) -> Limits {
+    let nodes = match args.nodes.or(own).unwrap_or(DEFAULT_NODES) {
+        0 => u64::MAX,
+        n => n,
+    };
     Limits {
-        nodes: args.nodes.or(own).unwrap_or(DEFAULT_NODES),
+        nodes,
         shortest: args.shortest,
         root: args.root.root(),
     }
 }
 
-/// The project's geometry with the table and frames asked for.
+/// The project's geometry with the table and frames asked for; an option out of range is
+/// an error with exit code 2.
 fn configure(base: Config, tt_entries: Option<usize>, max_plies: Option<usize>) -> Result<Config> {
     let mut config = base;
     if let Some(entries) = tt_entries {
         if entries < config.tt_ways {
-            anyhow::bail!(
-                "--tt-entries {entries}: the table needs at least one set of {} ways; give \
-                 {} or more",
-                config.tt_ways,
-                config.tt_ways
-            );
+            return Err(Failure::error(
+                2,
+                format!(
+                    "--tt-entries {entries}: the table needs at least one set of {} ways; give \
+                     {} or more",
+                    config.tt_ways, config.tt_ways
+                ),
+            ));
         }
         config = config.with_tt_entries(entries);
     }
     if let Some(plies) = max_plies {
         config.max_plies = plies;
     }
-    config
-        .check()
-        .with_context(|| "--max-plies: give a number of frames from 2 to 1024".to_string())?;
+    config.check().map_err(|e| {
+        Failure::error(
+            2,
+            format!("--max-plies: {e:#}; give a number of frames from 2 to 1024"),
+        )
+    })?;
     Ok(config)
 }
 
@@ -274,30 +371,11 @@ pub struct Solved {
     pub walked: Option<Walked>,
 }
 
-/// The position of `sfen` solved on `chip` if given, else by a model of `config`, or what
-/// is wrong with the input.
-fn solve_either(
-    chip: Option<&mut Chip>,
-    config: Config,
-    sfen: &str,
-    limits: Limits,
-) -> Result<Solved, String> {
-    match chip {
-        Some(chip) => {
-            let before = chip.searcher.walked();
-            let mut solved = solve(&mut chip.searcher, sfen, limits)?;
-            solved.cycles = Some(chip.searcher.cycles());
-            solved.walked = Some(chip.searcher.walked().since(before));
-            Ok(solved)
-        }
-        None => solve(&mut Solver::new(config), sfen, limits),
-    }
-}
-
-/// The position of `sfen` solved on `searcher`, or what is wrong with the input.
-fn solve(searcher: &mut dyn Searcher, sfen: &str, limits: Limits) -> Result<Solved, String> {
-    let pos =
-        catch("the position rules", || Position::from_sfen(sfen))?.map_err(|e| e.to_string())?;
+/// The position of `text` (a SFEN or a position as shogi tools write it, read as every
+/// command reads positions: `crate::sim::parse`) solved on `searcher`, or what is wrong
+/// with the input.
+fn solve(searcher: &mut dyn Searcher, text: &str, limits: Limits) -> Result<Solved, String> {
+    let pos = crate::sim::parse(text)?;
     let start = Instant::now();
     let outcome = catch("the solver", || solve_on(searcher, &pos, limits))?;
     if outcome.result == SearchResult::Unknown(Reason::DefenderNotInCheck) {
@@ -312,101 +390,44 @@ fn solve(searcher: &mut dyn Searcher, sfen: &str, limits: Limits) -> Result<Solv
     })
 }
 
-/// `41,234 cycles (52.1 a node): 0.550 ms at 75 MHz (1.44 M nodes/s)`.
-pub fn cycles_text(cycles: &Cycles, nodes: u64, clock_mhz: f64) -> String {
-    let secs = cycles.total as f64 / (clock_mhz * 1e6);
-    let rate = if secs > 0.0 {
-        format!("{:.2} M nodes/s", nodes as f64 / secs / 1e6)
-    } else {
-        "-".to_string()
-    };
-    format!(
-        "{} cycles ({:.1} a node): {:.3} ms at {clock_mhz} MHz ({rate})",
-        cycles.total,
-        cycles.total as f64 / nodes.max(1) as f64,
-        secs * 1e3
-    )
-}
-
-/// The line in USI, space-separated.
-pub fn usi(outcome: &Outcome) -> String {
-    outcome
-        .pv
-        .iter()
-        .map(|m| m.to_usi())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// `mate`, `nomate` or `unknown`.
-pub fn result_word(result: &SearchResult) -> &'static str {
-    match result {
-        SearchResult::Mate => "mate",
-        SearchResult::NoMate => "nomate",
-        SearchResult::Unknown(_) => "unknown",
-    }
-}
-
-/// `attacker` or `defender`: the side to move's part at the root.
-pub fn root_word(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Or => "attacker",
-        Kind::And => "defender",
-    }
-}
-
-/// `mate in 5 (shortest)`, `no mate`, `unknown (node limit: ...)`.
-pub fn describe(outcome: &Outcome) -> String {
-    match &outcome.result {
-        SearchResult::Mate => {
-            let shortest = if outcome.shortest { " (shortest)" } else { "" };
-            format!("mate in {}{shortest}", outcome.pv.len())
-        }
-        SearchResult::NoMate => "no mate".to_string(),
-        SearchResult::Unknown(reason) => format!("unknown: {reason}"),
-    }
-}
-
-/// Moves made per second, rounded.
-pub fn rate(nodes: u64, time: Duration) -> String {
-    let secs = time.as_secs_f64();
-    if secs <= 0.0 {
-        return "-".to_string();
-    }
-    format!("{:.0} nodes/s", nodes as f64 / secs)
-}
-
 /// One position as a report on stdout; exit 1 when it is not usable.
-fn one(sfen: &str, config: Config, limits: Limits, mut chip: Option<&mut Chip>) -> Result<()> {
-    let clock_mhz = chip.as_ref().map(|c| c.clock_mhz);
-    let solved = match solve_either(chip.as_deref_mut(), config, sfen, limits) {
-        Ok(s) => s,
-        Err(error) => {
-            return Err(Failure::error(
-                1,
-                format!("the SFEN {sfen:?} is not a usable position: {error}"),
-            ));
-        }
-    };
+fn one(
+    text: &str,
+    config: Config,
+    limits: Limits,
+    asked: Asked,
+    engine: &mut Engine,
+) -> Result<()> {
+    let solved = engine.solve(text, limits).map_err(|error| {
+        Failure::error(
+            1,
+            format!("the SFEN {text:?} is not a usable position: {error}"),
+        )
+    })?;
     let o = &solved.outcome;
     let c = &o.counters;
     let mut out = solved.pos.diagram();
     if !out.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str(&format!("sfen:   {sfen}\n"));
+    out.push_str(&format!("sfen:   {text}\n"));
     out.push_str(&format!(
         "root:   the side to move is the {}\n",
-        root_word(o.root)
+        output::root_word(o.root)
     ));
-    out.push_str(&format!("result: {}\n", describe(o)));
+    out.push_str(&format!("result: {}\n", output::describe(o, asked)));
     if o.result == SearchResult::Mate {
-        out.push_str(&format!("line:   {}\n", usi(o)));
+        out.push_str(&format!("line:   {}\n", output::usi(o)));
         out.push_str(&format!("plies:  {}\n", o.pv.len()));
     }
+    let limit = if limits.nodes == u64::MAX {
+        "no limit".to_string()
+    } else {
+        format!("limit {}", limits.nodes)
+    };
     out.push_str(&format!(
-        "nodes:  {} (expansions {}, probes {}, stores {}; limit {})\n",
-        c.nodes, c.expansions, c.probes, c.stores, limits.nodes
+        "nodes:  {} (expansions {}, probes {}, stores {}; {limit})\n",
+        c.nodes, c.expansions, c.probes, c.stores
     ));
     out.push_str(&format!(
         "table:  {} entries ({} ways), {} frames\n",
@@ -414,19 +435,30 @@ fn one(sfen: &str, config: Config, limits: Limits, mut chip: Option<&mut Chip>) 
         config.tt_ways,
         config.max_plies
     ));
-    let engine = if chip.is_some() { "simulated" } else { "model" };
+    let clock_mhz = engine.clock_mhz();
+    let engine = if clock_mhz.is_some() {
+        "simulated"
+    } else {
+        "model"
+    };
     out.push_str(&format!(
         "time:   {:.3} s {engine} ({})\n",
         solved.time.as_secs_f64(),
-        rate(c.nodes, solved.time)
+        output::rate(c.nodes, solved.time)
     ));
     if let (Some(cycles), Some(mhz)) = (&solved.cycles, clock_mhz) {
-        out.push_str(&format!("chip:   {}\n", cycles_text(cycles, c.nodes, mhz)));
+        out.push_str(&format!(
+            "chip:   {}\n",
+            output::cycles_text(cycles, c.nodes, mhz)
+        ));
     }
     if let Some(w) = solved.walked.filter(|w| w.walks > 0) {
         out.push_str(&format!(
-            "walk:   the line on chip: {} moves in {} walks, {} to the mate, {} cycles\n",
-            w.moves, w.walks, w.complete, w.cycles
+            "walk:   the line on chip: {} in {}, {} to the mate, {} cycles\n",
+            count(w.moves, "move", "moves"),
+            count(w.walks, "walk", "walks"),
+            w.complete,
+            w.cycles
         ));
     }
     let mut stdout = std::io::stdout().lock();
@@ -435,137 +467,31 @@ fn one(sfen: &str, config: Config, limits: Limits, mut chip: Option<&mut Chip>) 
     Ok(())
 }
 
-/// The JSON object of one answer.
-#[derive(Serialize)]
-pub struct JsonAnswer<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<&'a str>,
-    pub sfen: &'a str,
-    pub engine: &'static str,
-    pub root: &'static str,
-    pub result: &'static str,
-    pub pv: Vec<String>,
-    pub plies: usize,
-    pub nodes: u64,
-    pub expansions: u64,
-    pub probes: u64,
-    pub stores: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cycles: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-}
-
-impl<'a> JsonAnswer<'a> {
-    pub fn new(id: Option<&'a str>, sfen: &'a str, solved: &Solved) -> JsonAnswer<'a> {
-        let outcome = &solved.outcome;
-        JsonAnswer {
-            id,
-            sfen,
-            engine: if solved.cycles.is_some() {
-                "hardware"
-            } else {
-                "reference"
-            },
-            root: root_word(outcome.root),
-            result: result_word(&outcome.result),
-            pv: outcome.pv.iter().map(|m| m.to_usi()).collect(),
-            plies: outcome.pv.len(),
-            nodes: outcome.counters.nodes,
-            expansions: outcome.counters.expansions,
-            probes: outcome.counters.probes,
-            stores: outcome.counters.stores,
-            cycles: solved.cycles.map(|c| c.total),
-            reason: match &outcome.result {
-                SearchResult::Unknown(reason) => Some(reason.to_string()),
-                _ => None,
-            },
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct JsonError<'a> {
-    sfen: &'a str,
-    error: &'a str,
-}
-
-/// A progress bar on stderr that appears once a run has lasted [`BAR_AFTER`] (and only on
-/// a terminal).
-pub struct LateBar {
-    bar: ProgressBar,
-    start: Instant,
-    shown: bool,
-}
-
-impl LateBar {
-    pub fn new(len: u64) -> LateBar {
-        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} [{elapsed}<{eta}] {msg}")
-                .expect("valid template"),
-        );
-        LateBar {
-            bar,
-            start: Instant::now(),
-            shown: false,
-        }
-    }
-
-    /// Before an item: its name, and the bar shown if the run has become long.
-    pub fn start_item(&mut self, name: &str) {
-        if !self.shown && self.start.elapsed() >= BAR_AFTER && std::io::stderr().is_terminal() {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
-            self.bar.enable_steady_tick(Duration::from_millis(200));
-            self.shown = true;
-        }
-        self.bar.set_message(name.to_string());
-    }
-
-    /// After an item.
-    pub fn inc(&self) {
-        self.bar.inc(1);
-    }
-
-    /// Writes through the bar (so that it is not drawn over).
-    pub fn println(&self, text: &str) -> Result<()> {
-        self.bar.suspend(|| -> Result<()> {
-            let mut out = std::io::stdout().lock();
-            writeln!(out, "{text}")?;
-            out.flush()?;
-            Ok(())
-        })
-    }
-
-    pub fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
-}
-
-/// Every input solved and printed in input order, one line each; returns how many lines
-/// were not usable positions.
+/// Every input solved and printed in input order, one line each (JSON with `json`);
+/// returns how many were not usable positions.
 fn many(
     inputs: &[Input],
-    config: Config,
     limits: Limits,
+    asked: Asked,
     json: bool,
-    mut chip: Option<&mut Chip>,
+    engine: &mut Engine,
 ) -> Result<usize> {
     let mut bar = LateBar::new(inputs.len() as u64);
     let mut failed = 0;
     for input in inputs {
         bar.start_item(&input.label);
-        let result = solve_either(chip.as_deref_mut(), config, &input.sfen, limits);
+        let result = engine.solve(&input.sfen, limits);
         let line = match (&result, json) {
-            (Ok(s), true) => serde_json::to_string(&JsonAnswer::new(None, &input.sfen, s))?,
+            (Ok(s), true) => serde_json::to_string(&JsonAnswer::new(None, &input.sfen, s, asked))?,
             (Err(error), true) => serde_json::to_string(&JsonError {
+                id: None,
                 sfen: &input.sfen,
                 error,
             })?,
             (Ok(s), false) => {
                 let o = &s.outcome;
                 let line = if o.result == SearchResult::Mate {
-                    format!(": {}", usi(o))
+                    format!(": {}", output::usi(o))
                 } else {
                     String::new()
                 };
@@ -576,7 +502,7 @@ fn many(
                 format!(
                     "{}: {}{line} ({} nodes, {} expansions, {} probes{cycles}, {:.3} s)",
                     input.label,
-                    describe(o),
+                    output::describe(o, asked),
                     o.counters.nodes,
                     o.counters.expansions,
                     o.counters.probes,

@@ -6,7 +6,6 @@
 //! - expected `no mate within N`: a mate of at most N plies, or `unknown` for a reason
 //!   other than the ply limit beyond N (the question was not answered).
 
-use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
@@ -15,19 +14,22 @@ use serde::Serialize;
 use tsume::problems::{Expected, Problem};
 use tsume::solver::{Config, Reason, SearchResult, Solver};
 
-use super::{Chip, JsonAnswer, LateBar, SolveArgs, Solved, configure, limits, solve};
+use super::output::{self, Asked, JsonAnswer, JsonError, LateBar};
+use super::{Chip, SolveArgs, Solved, configure, limits, solve};
 use crate::util::Failure;
 
 /// What went wrong with a problem's result, if anything.
-fn judge(expected: &Expected, solved: &Solved, shortest: bool) -> Option<String> {
+fn judge(expected: &Expected, solved: &Solved, asked: Asked) -> Option<String> {
     let o = &solved.outcome;
+    let shortest = asked.shortest;
     let plies = o.pv.len() as u32;
     match (expected, &o.result) {
         (Expected::Mate(n), SearchResult::Mate) if plies < *n => Some(format!(
             "a mate in {plies} is shorter than the expected minimax distance {n}"
         )),
         (Expected::Mate(n), SearchResult::Mate) if shortest && plies != *n => Some(format!(
-            "shortest mode gives {plies} plies{}, expected {n}",
+            "shortest mode gives {}{}, expected {n}",
+            crate::util::count(plies, "ply", "plies"),
             if o.shortest {
                 ""
             } else {
@@ -38,9 +40,10 @@ fn judge(expected: &Expected, solved: &Solved, shortest: bool) -> Option<String>
         (Expected::Mate(n), SearchResult::NoMate) => {
             Some(format!("no mate answered on a mate in {n}"))
         }
-        (Expected::Mate(n), SearchResult::Unknown(r)) => {
-            Some(format!("the mate in {n} was not found: {r}"))
-        }
+        (Expected::Mate(n), SearchResult::Unknown(r)) => Some(format!(
+            "the mate in {n} was not found: {}",
+            output::reason_text(r, asked)
+        )),
         (Expected::NoMateWithin(n), SearchResult::Mate) if plies <= *n => {
             Some(format!("a mate in {plies}, expected none within {n}"))
         }
@@ -50,7 +53,9 @@ fn judge(expected: &Expected, solved: &Solved, shortest: bool) -> Option<String>
         {
             None
         }
-        (Expected::NoMateWithin(_), SearchResult::Unknown(r)) => Some(format!("no answer: {r}")),
+        (Expected::NoMateWithin(_), SearchResult::Unknown(r)) => {
+            Some(format!("no answer: {}", output::reason_text(r, asked)))
+        }
     }
 }
 
@@ -70,17 +75,36 @@ struct Row<'a> {
     wrong: Option<String>,
 }
 
+/// The model's solvers of a suite run, one per geometry (a large table is allocated once).
+#[derive(Default)]
+struct Solvers(Vec<(Config, Solver)>);
+
+impl Solvers {
+    /// The solver of `config`, or why this machine cannot hold its table.
+    fn of(&mut self, config: Config, tt_entries: Option<usize>) -> Result<&mut Solver, String> {
+        let slot = match self.0.iter().position(|(c, _)| *c == config) {
+            Some(i) => i,
+            None => {
+                let solver = super::model(config, tt_entries).map_err(|e| format!("{e:#}"))?;
+                self.0.push((config, solver));
+                self.0.len() - 1
+            }
+        };
+        Ok(&mut self.0[slot].1)
+    }
+}
+
 /// How the chip's solve differs from the model's, if it does.
-fn difference(chip: &Solved, model: &Solved) -> Option<String> {
+fn difference(chip: &Solved, model: &Solved, asked: Asked) -> Option<String> {
     let (c, m) = (&chip.outcome, &model.outcome);
     (c != m).then(|| {
         format!(
             "the chip differs from the model: chip {} line [{}] {:?}, model {} line [{}] {:?}",
-            super::describe(c),
-            super::usi(c),
+            output::describe(c, asked),
+            output::usi(c),
             c.counters,
-            super::describe(m),
-            super::usi(m),
+            output::describe(m, asked),
+            output::usi(m),
             m.counters
         )
     })
@@ -99,21 +123,26 @@ struct JsonRow<'a> {
     wrong: Option<&'a str>,
 }
 
-#[derive(Serialize)]
-struct JsonError<'a> {
-    id: &'a str,
-    sfen: &'a str,
-    error: &'a str,
-}
-
 /// Solves every problem of `dir` (each within its own limits when it is a long problem and
 /// the command line gives none) with the model and, given the chip, on the chip beside it
 /// (every problem whose table and frames are the chip's and that is not a long problem),
-/// prints a table or JSON lines, and fails on a wrong result or any difference.
+/// prints each problem's row (or JSON line) as it is solved, then a summary, and fails on
+/// a wrong result or any difference.
 pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chip>) -> Result<()> {
     let problems = crate::sim::load_suite(dir)?;
+    let clock = chip.as_ref().map(|c| c.clock_mhz);
+    // A problem beyond the chip's frames is the model's alone: the options' words are the
+    // model's.
+    let asked = Asked {
+        shortest: args.shortest,
+        chip_plies: None,
+    };
+    let table = Table::new(&problems, clock, args.shortest);
     let mut bar = LateBar::new(problems.len() as u64);
-    let mut solvers: Vec<(Config, Solver)> = Vec::new();
+    if !args.json {
+        bar.println(&table.header())?;
+    }
+    let mut solvers = Solvers::default();
     let mut rows = Vec::new();
     let mut total = Duration::ZERO;
     for p in &problems {
@@ -125,16 +154,10 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
             args.max_plies.or(own.map(|l| l.max_plies)),
         )
         .with_context(|| format!("problem {}", p.id))?;
-        // One solver per geometry: a large table is allocated once.
-        let slot = match solvers.iter().position(|(c, _)| *c == config) {
-            Some(i) => i,
-            None => {
-                solvers.push((config, Solver::new(config)));
-                solvers.len() - 1
-            }
-        };
         let limits = limits(args, own.map(|l| l.nodes));
-        let answer = solve(&mut solvers[slot].1, &p.sfen, limits);
+        let answer = solvers
+            .of(config, args.tt_entries)
+            .and_then(|solver| solve(solver, &p.sfen, limits));
         let on_chip = match (&mut chip, &answer) {
             (Some(c), Ok(_)) if own.is_none() && config == base => {
                 let mut solved = solve(&mut c.searcher, &p.sfen, limits)
@@ -147,58 +170,42 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
         let wrong = match &answer {
             Ok(s) => {
                 total += s.time;
-                judge(&p.expected, s, args.shortest)
-                    .or_else(|| on_chip.as_ref().and_then(|c| difference(c, s)))
+                judge(&p.expected, s, asked)
+                    .or_else(|| on_chip.as_ref().and_then(|c| difference(c, s, asked)))
             }
-            Err(e) => Some(format!("not a usable position: {e}")),
+            Err(e) => Some(format!("not solved: {e}")),
         };
-        rows.push(Row {
+        let row = Row {
             problem: p,
             answer,
             chip: on_chip,
             wrong,
-        });
+        };
+        let line = if args.json {
+            json_line(&row, asked)?
+        } else {
+            table.row(&row)
+        };
+        bar.println(&line)?;
         bar.inc();
+        rows.push(row);
     }
     bar.finish();
     let wrong = rows.iter().filter(|r| r.wrong.is_some()).count();
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        for row in &rows {
-            let p = row.problem;
-            let line = match &row.answer {
-                Ok(s) => serde_json::to_string(&JsonRow {
-                    answer: JsonAnswer::new(Some(&p.id), &p.sfen, row.chip.as_ref().unwrap_or(s)),
-                    expected: &p.expected,
-                    ok: row.wrong.is_none(),
-                    same_as_model: row.chip.as_ref().map(|c| c.outcome == s.outcome),
-                    wrong: row.wrong.as_deref(),
-                })?,
-                Err(e) => serde_json::to_string(&JsonError {
-                    id: &p.id,
-                    sfen: &p.sfen,
-                    error: e,
-                })?,
-            };
-            writeln!(out, "{line}")?;
-        }
-    } else {
-        let clock = chip.as_ref().map(|c| c.clock_mhz);
-        write!(out, "{}", table(&rows, clock))?;
+    if !args.json {
         let nodes: u64 = rows
             .iter()
             .filter_map(|r| r.answer.as_ref().ok())
             .map(|s| s.outcome.counters.nodes)
             .sum();
-        writeln!(
-            out,
+        let mut summary = format!(
             "{} problems from {}, {wrong} wrong; {nodes} nodes in {:.2} s ({}){}",
             rows.len(),
             dir.display(),
             total.as_secs_f64(),
-            super::rate(nodes, total),
+            output::rate(nodes, total),
             if args.shortest { ", shortest mode" } else { "" }
-        )?;
+        );
         if let Some(mhz) = clock {
             let on_chip: Vec<&Solved> = rows.iter().filter_map(|r| r.chip.as_ref()).collect();
             let cycles = on_chip
@@ -206,16 +213,15 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
                 .filter_map(|s| s.cycles)
                 .fold(tsume::chip::solver::Cycles::default(), |a, c| a + c);
             let nodes: u64 = on_chip.iter().map(|s| s.outcome.counters.nodes).sum();
-            writeln!(
-                out,
-                "on the chip: {} problems, every counter equal to the model's unless marked; \
+            summary.push_str(&format!(
+                "\non the chip: {} problems, every counter equal to the model's unless marked; \
                  {}",
                 on_chip.len(),
-                super::cycles_text(&cycles, nodes, mhz)
-            )?;
+                output::cycles_text(&cycles, nodes, mhz)
+            ));
         }
+        bar.println(&summary)?;
     }
-    out.flush()?;
     if wrong > 0 {
         let names: Vec<&str> = rows
             .iter()
@@ -235,105 +241,154 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
     Ok(())
 }
 
-/// The table: problem, expected, result, plies, nodes, the model's time, the chip's time
-/// at `clock` MHz (a hardware run), and what is wrong.
-fn table(rows: &[Row], clock: Option<f64>) -> String {
-    let chip_column = match clock {
-        Some(mhz) => format!("chip @ {mhz} MHz"),
-        None => "chip".to_string(),
-    };
-    let header = [
-        "problem",
-        "expected",
-        "result",
-        "plies",
-        "nodes",
-        "model",
-        &chip_column,
-        "check",
-    ]
-    .map(String::from)
-    .to_vec();
-    let mut cells: Vec<Vec<String>> = vec![header];
-    for row in rows {
+/// The JSON line of a row: the answer (the chip's when it ran), the expected result and
+/// the check, or the error.
+fn json_line(row: &Row, asked: Asked) -> Result<String> {
+    let p = row.problem;
+    Ok(match &row.answer {
+        Ok(s) => serde_json::to_string(&JsonRow {
+            answer: JsonAnswer::new(Some(&p.id), &p.sfen, row.chip.as_ref().unwrap_or(s), asked),
+            expected: &p.expected,
+            ok: row.wrong.is_none(),
+            same_as_model: row.chip.as_ref().map(|c| c.outcome == s.outcome),
+            wrong: row.wrong.as_deref(),
+        })?,
+        Err(e) => serde_json::to_string(&JsonError {
+            id: Some(&p.id),
+            sfen: &p.sfen,
+            error: e,
+        })?,
+    })
+}
+
+/// The columns of the table, sized before the first row so that each row is printed when
+/// its problem is solved: problem, expected, result, plies, nodes, the model's time, the
+/// chip's time at its clock (a chip run), and the check.
+struct Table {
+    widths: [usize; 7],
+    chip_column: String,
+    clock: Option<f64>,
+    /// `--shortest`: a mate not proven shortest says so.
+    shortest: bool,
+}
+
+/// Numbers right-aligned (plies, nodes, times), the rest left; the check column is free.
+const RIGHT: [bool; 7] = [false, false, false, true, true, true, true];
+
+impl Table {
+    fn new(problems: &[Problem], clock: Option<f64>, shortest: bool) -> Table {
+        let chip_column = match clock {
+            Some(mhz) => format!("chip @ {mhz} MHz"),
+            None => "chip".to_string(),
+        };
+        let widest = |cells: &mut dyn Iterator<Item = usize>, header: &str| {
+            cells.max().unwrap_or(0).max(header.chars().count())
+        };
+        let result = if shortest {
+            "mate (not proven shortest)"
+        } else {
+            "unknown"
+        };
+        Table {
+            widths: [
+                widest(
+                    &mut problems.iter().map(|p| p.id.chars().count()),
+                    "problem",
+                ),
+                widest(
+                    &mut problems.iter().map(|p| expected_text(&p.expected).len()),
+                    "expected",
+                ),
+                result.len(),
+                "plies".len(),
+                "1000000000".len(),
+                "1000.000 s".len(),
+                chip_column.len().max("1000.000 ms".len()),
+            ],
+            chip_column,
+            clock,
+            shortest,
+        }
+    }
+
+    fn line(&self, cells: &[String; 8]) -> String {
+        let mut line = String::new();
+        for (i, cell) in cells.iter().take(7).enumerate() {
+            let pad = " ".repeat(self.widths[i].saturating_sub(cell.chars().count()));
+            if RIGHT[i] {
+                line.push_str(&pad);
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                line.push_str(&pad);
+            }
+            line.push_str("  ");
+        }
+        line.push_str(&cells[7]);
+        line.trim_end().to_string()
+    }
+
+    fn header(&self) -> String {
+        self.line(&[
+            "problem".to_string(),
+            "expected".to_string(),
+            "result".to_string(),
+            "plies".to_string(),
+            "nodes".to_string(),
+            "model".to_string(),
+            self.chip_column.clone(),
+            "check".to_string(),
+        ])
+    }
+
+    fn row(&self, row: &Row) -> String {
         let p = row.problem;
         let check = match &row.wrong {
             None => "ok".to_string(),
             Some(w) => format!("WRONG: {w}"),
         };
-        cells.push(match &row.answer {
+        let dash = || "-".to_string();
+        let cells = match &row.answer {
             Ok(s) => {
                 let o = &s.outcome;
                 let result = match &o.result {
                     SearchResult::Mate if o.shortest => "mate (shortest)".to_string(),
-                    r => super::result_word(r).to_string(),
+                    SearchResult::Mate if self.shortest => "mate (not proven shortest)".to_string(),
+                    r => output::result_word(r).to_string(),
                 };
                 let plies = if o.result == SearchResult::Mate {
                     o.pv.len().to_string()
                 } else {
-                    "-".to_string()
+                    dash()
                 };
-                vec![
+                [
                     p.id.clone(),
                     expected_text(&p.expected),
                     result,
                     plies,
                     o.counters.nodes.to_string(),
                     format!("{:.3} s", s.time.as_secs_f64()),
-                    match (&row.chip, clock) {
+                    match (&row.chip, self.clock) {
                         (Some(c), Some(mhz)) => format!(
                             "{:.3} ms",
                             c.cycles.map_or(0, |c| c.total) as f64 / (mhz * 1e3)
                         ),
-                        _ => "-".to_string(),
+                        _ => dash(),
                     },
                     check,
                 ]
             }
-            Err(_) => vec![
+            Err(_) => [
                 p.id.clone(),
                 expected_text(&p.expected),
                 "error".to_string(),
-                "-".to_string(),
-                "-".to_string(),
-                "-".to_string(),
-                "-".to_string(),
+                dash(),
+                dash(),
+                dash(),
+                dash(),
                 check,
             ],
-        });
+        };
+        self.line(&cells)
     }
-    let columns = cells[0].len();
-    let widths: Vec<usize> = (0..columns)
-        .map(|i| {
-            cells
-                .iter()
-                .map(|r| r[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    // Numbers right-aligned (plies, nodes, time), the rest left; the last column free.
-    let right = [false, false, false, true, true, true, true, false];
-    let mut text = String::new();
-    for row in &cells {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            if i + 1 == columns {
-                line.push_str(cell);
-            } else {
-                let pad = " ".repeat(widths[i] - cell.chars().count());
-                if right[i] {
-                    line.push_str(&pad);
-                    line.push_str(cell);
-                } else {
-                    line.push_str(cell);
-                    line.push_str(&pad);
-                }
-                line.push_str("  ");
-            }
-        }
-        text.push_str(line.trim_end());
-        text.push('\n');
-    }
-    text
 }

@@ -1,0 +1,238 @@
+//! What `cargo xtask solve` prints: the words of a result, the JSON object of an answer,
+//! and the progress bar of a long run.
+
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use tsume::chip::solver::Cycles;
+use tsume::solver::{Kind, Outcome, Reason, SearchResult};
+
+use super::Solved;
+use crate::util::count;
+
+/// Runs of at least this long show a progress bar (on a terminal).
+const BAR_AFTER: Duration = Duration::from_secs(2);
+
+/// `41,234 cycles (52.1 a node): 0.550 ms at 75 MHz (1.44 M nodes/s)`.
+pub fn cycles_text(cycles: &Cycles, nodes: u64, clock_mhz: f64) -> String {
+    let secs = cycles.total as f64 / (clock_mhz * 1e6);
+    let rate = if secs > 0.0 {
+        format!("{:.2} M nodes/s", nodes as f64 / secs / 1e6)
+    } else {
+        "-".to_string()
+    };
+    format!(
+        "{} cycles ({:.1} a node): {:.3} ms at {clock_mhz} MHz ({rate})",
+        cycles.total,
+        cycles.total as f64 / nodes.max(1) as f64,
+        secs * 1e3
+    )
+}
+
+/// The line in USI, space-separated.
+pub fn usi(outcome: &Outcome) -> String {
+    outcome
+        .pv
+        .iter()
+        .map(|m| m.to_usi())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `mate`, `nomate` or `unknown`.
+pub fn result_word(result: &SearchResult) -> &'static str {
+    match result {
+        SearchResult::Mate => "mate",
+        SearchResult::NoMate => "nomate",
+        SearchResult::Unknown(_) => "unknown",
+    }
+}
+
+/// `attacker` or `defender`: the side to move's part at the root.
+pub fn root_word(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Or => "attacker",
+        Kind::And => "defender",
+    }
+}
+
+/// What was asked of a solve, for the words of its answer.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked {
+    /// `--shortest`.
+    pub shortest: bool,
+    /// On the chip: the plies its frames hold (swim.toml [search] max_plies).
+    pub chip_plies: Option<usize>,
+}
+
+/// Why there is no answer, with the option of this command that gives one: the frames'
+/// limit names `--max-plies` (up to what the chip holds, on the chip).
+pub fn reason_text(reason: &Reason, asked: Asked) -> String {
+    match reason {
+        Reason::PlyLimit { plies, max_plies } => {
+            let raise = match asked.chip_plies {
+                Some(most) if *max_plies >= most => format!(
+                    "the chip's frames hold at most {most} (swim.toml [search] max_plies); for a \
+                     longer mate solve with --engine model --max-plies N"
+                ),
+                Some(most) => {
+                    format!("for a longer mate raise --max-plies (up to {most} on the chip)")
+                }
+                None => "for a longer mate raise --max-plies (up to 1024)".to_string(),
+            };
+            format!(
+                "ply limit: no mate within {}, the most --max-plies {max_plies} holds; {raise}",
+                count(u64::from(*plies), "ply", "plies")
+            )
+        }
+        Reason::NodeLimit { nodes } => format!(
+            "node limit: {nodes} nodes searched without an answer; raise --nodes (0: no limit)"
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// `mate in 5 (shortest)`, `mate in 7 (not proven shortest)`, `no mate`, `unknown: ...`.
+pub fn describe(outcome: &Outcome, asked: Asked) -> String {
+    match &outcome.result {
+        SearchResult::Mate => {
+            let shortest = if outcome.shortest {
+                " (shortest)"
+            } else if asked.shortest {
+                " (not proven shortest: a shorter mate was not ruled out within the limits)"
+            } else {
+                ""
+            };
+            format!("mate in {}{shortest}", outcome.pv.len())
+        }
+        SearchResult::NoMate => "no mate".to_string(),
+        SearchResult::Unknown(reason) => format!("unknown: {}", reason_text(reason, asked)),
+    }
+}
+
+/// Moves made per second, rounded.
+pub fn rate(nodes: u64, time: Duration) -> String {
+    let secs = time.as_secs_f64();
+    if secs <= 0.0 {
+        return "-".to_string();
+    }
+    format!("{:.0} nodes/s", nodes as f64 / secs)
+}
+
+/// The JSON object of one answer.
+#[derive(Serialize)]
+pub struct JsonAnswer<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<&'a str>,
+    pub sfen: &'a str,
+    pub engine: &'static str,
+    pub root: &'static str,
+    pub result: &'static str,
+    pub pv: Vec<String>,
+    pub plies: usize,
+    /// For a mate: whether the line is proven to be of the least length (`--shortest`
+    /// completed); false for the first line a proof gives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proven_shortest: Option<bool>,
+    pub nodes: u64,
+    pub expansions: u64,
+    pub probes: u64,
+    pub stores: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl<'a> JsonAnswer<'a> {
+    pub fn new(id: Option<&'a str>, sfen: &'a str, solved: &Solved, asked: Asked) -> Self {
+        let outcome = &solved.outcome;
+        JsonAnswer {
+            id,
+            sfen,
+            engine: if solved.cycles.is_some() {
+                "chip"
+            } else {
+                "model"
+            },
+            root: root_word(outcome.root),
+            result: result_word(&outcome.result),
+            pv: outcome.pv.iter().map(|m| m.to_usi()).collect(),
+            plies: outcome.pv.len(),
+            proven_shortest: (outcome.result == SearchResult::Mate).then_some(outcome.shortest),
+            nodes: outcome.counters.nodes,
+            expansions: outcome.counters.expansions,
+            probes: outcome.counters.probes,
+            stores: outcome.counters.stores,
+            cycles: solved.cycles.map(|c| c.total),
+            reason: match &outcome.result {
+                SearchResult::Unknown(reason) => Some(reason_text(reason, asked)),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// The JSON object of an input that is not a usable position.
+#[derive(Serialize)]
+pub struct JsonError<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<&'a str>,
+    pub sfen: &'a str,
+    pub error: &'a str,
+}
+
+/// A progress bar on stderr that appears once a run has lasted [`BAR_AFTER`] (and only on
+/// a terminal).
+pub struct LateBar {
+    bar: ProgressBar,
+    start: Instant,
+    shown: bool,
+}
+
+impl LateBar {
+    pub fn new(len: u64) -> LateBar {
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} [{elapsed}<{eta}] {msg}")
+                .expect("valid template"),
+        );
+        LateBar {
+            bar,
+            start: Instant::now(),
+            shown: false,
+        }
+    }
+
+    /// Before an item: its name, and the bar shown if the run has become long.
+    pub fn start_item(&mut self, name: &str) {
+        if !self.shown && self.start.elapsed() >= BAR_AFTER && std::io::stderr().is_terminal() {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.bar.enable_steady_tick(Duration::from_millis(200));
+            self.shown = true;
+        }
+        self.bar.set_message(name.to_string());
+    }
+
+    /// After an item.
+    pub fn inc(&self) {
+        self.bar.inc(1);
+    }
+
+    /// Writes a line to stdout through the bar (so that it is not drawn over).
+    pub fn println(&self, text: &str) -> Result<()> {
+        self.bar.suspend(|| -> Result<()> {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{text}")?;
+            out.flush()?;
+            Ok(())
+        })
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
