@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The generator's core on a clock of half the stream's (docs/experiments/flow.md, "The
+# The generator's core on a clock of half the stream's (experiments/flow.md, "The
 # generator's core on a clock of its own"): a timing probe, not a working chip. The five registers of
 # the generator's core (view, masks, context, slides, channels) are moved in Spade's
 # Verilog onto a second PLL output at half the frequency, phase-aligned with the first;
@@ -7,7 +7,7 @@
 # the start pipeline is as short as before and the chip does not work; what it shows is
 # where each clock's paths end up once the core's are charged to the slow one.
 #
-#   docs/experiments/core-clock/run.sh [OPTIONS] [FAST_MHZ [SEED]]   # from the project root
+#   experiments/core-clock/run.sh [OPTIONS] [FAST_MHZ [SEED]]   # from the project root
 #
 # FAST_MHZ (default 100): the fast clock (25 MHz x 4 by default, the core at half of it);
 # placed and routed against 1.1 times both, as the flow does. Synthesis takes about five

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The fills as hand-mapped LUT5 pairs (docs/experiments/fills.md, "Fills as LUT5 pairs"): the eight
+# The fills as hand-mapped LUT5 pairs (experiments/fills.md, "Fills as LUT5 pairs"): the eight
 # slide modules of build/spade.sv replaced by gen.py's ECP5 version, proved equivalent by
 # yosys, then the mask stage and the slide stage placed and routed alone.
 #
-#   docs/experiments/lut5-fills/run.sh [SEED]     # from the project root; about ten minutes
+#   experiments/lut5-fills/run.sh [SEED]     # from the project root; about ten minutes
 #
 # build/spade.sv is patched for the block runs and compiled again from the Spade at the end
 # (`cargo xtask hdl --force`), so nothing else may use it meanwhile. Outputs in
