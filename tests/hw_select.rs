@@ -393,7 +393,7 @@ fn scans_equal_the_model() {
         ] {
             assert!(
                 counts.get(case).copied().unwrap_or(0) > 0,
-                "no scan hit `{case}` (seed {seed}, rerun with TSUME_SEED={seed})"
+                "no scan hit `{case}` (seed {seed}, rerun with TSUME_SEED={seed}): {counts:?}"
             );
         }
     }
