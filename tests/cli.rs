@@ -346,12 +346,48 @@ fn help_documents_every_task() {
         .expect("run xtask --help");
     assert!(out.status.success());
     let help = text(&out.stdout);
-    for task in ["setup", "hdl", "lint", "test", "sim", "verify", "bench"] {
+    for task in [
+        "setup", "hdl", "lint", "test", "sim", "analyse", "verify", "bench",
+    ] {
         assert!(
             help.lines().any(|l| l.trim_start().starts_with(task)),
             "--help lists `{task}`:\n{help}"
         );
     }
+}
+
+/// `analyse` gives a problem's `expected` object from the exhaustive search, with the
+/// move set by category, and fails on a position that is not valid.
+#[test]
+fn analyse_gives_the_expected_object_of_a_problem() {
+    let mate = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
+    let out = Command::new(xtask())
+        .args(["analyse", "--plies", "3", "--sfen", mate])
+        .output()
+        .expect("run xtask analyse");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("expected: {\"mate\": 1} by G*5b\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("    drop: "), "{stdout}");
+    let input = format!("{CHECKS}\n{NOT_SFEN}\n");
+    let out = xtask_with_input(&["analyse", "--positions", "-"], &input);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let checks = Position::from_sfen(CHECKS).expect("a valid test position");
+    let want = match tsume::mate::mate_length(&checks, 5) {
+        Some(n) => format!("expected: {{\"mate\": {n}}} by "),
+        None => "expected: {\"no_mate_within\": 5}\n".to_string(),
+    };
+    assert!(stdout.contains(&want), "{stdout}");
+    assert!(stdout.contains("INVALID: "), "{stdout}");
+    let out = Command::new(xtask())
+        .args(["analyse", "--plies", "4", "--sfen", mate])
+        .output()
+        .expect("run xtask analyse");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
 
 #[test]

@@ -89,10 +89,6 @@ fn run_batch(label: &str, positions: impl Iterator<Item = (String, Position)>, s
             failures.push(String::new());
         }
     }
-    eprintln!(
-        "direct cover: {count} {label} positions (seed {seed}), {} cycles simulated",
-        chip.cycles()
-    );
     common::assert_no_failures(&failures, "positions disagree with the reference", seed);
     count
 }

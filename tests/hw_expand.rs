@@ -8,9 +8,9 @@
 //! child's hash (the model's `Keys::after`), the frame written (move words and values, in
 //! stream order), the outcome (child limit, no move, no plies left, or a filled frame),
 //! the length of the list and the probes counted; now and then with a child limit below
-//! the list's length (the chip's `max_children` input), so that the limit is reached. Seed printed on failure; `TSUME_SEED` repeats a run,
-//! `TSUME_RANDOM` sets the number of positions. Prints the mean cycles of an expansion
-//! next to the generator's N + 15.
+//! the list's length (the chip's `max_children` input), so that the limit is reached. Seed
+//! given on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number of
+//! positions.
 
 mod common;
 
@@ -66,9 +66,6 @@ struct Seen {
     counter_checks: usize,
     found: usize,
     new: usize,
-    cycles: u64,
-    moves: u64,
-    expansions: u64,
 }
 
 /// One expansion of `pos` as a node of `kind` on chip and in the model; the differences.
@@ -240,9 +237,6 @@ fn check(
     match want {
         Outcome::Select => {
             seen.select += 1;
-            seen.cycles += got.cycles;
-            seen.moves += stream_len as u64;
-            seen.expansions += 1;
             for (i, c) in children.iter().enumerate() {
                 let (mv, value) = chip.peek_child(d, i);
                 let want_value: Value = c.value;
@@ -299,7 +293,7 @@ fn expansions_match_the_model() {
         };
         positions.push((pos, kind));
     }
-    // Few evasions give check (about 1 in 200 of the random positions' evasions): OR
+    // Few evasions give check, so few random positions are such nodes: OR
     // nodes in check with children, from positions in check picked for them.
     let mut evasions = TsumeGenerator::new(seed ^ 0x636f_756e);
     let mut scratch = Vec::new();
@@ -323,25 +317,6 @@ fn expansions_match_the_model() {
             failures.push(diffs.join("\n  "));
         }
     }
-    let mean = |total: u64| total as f64 / seen.expansions.max(1) as f64;
-    eprintln!(
-        "expand: {} positions (seed {seed}): {} frames filled, {} child limit, {} no move, \
-         {} no plies left; {} OR nodes in check ({} children); children {} repeated, {} \
-         found, {} new; cycles of a filled expansion {:.1} on average, the generator's \
-         N + 15 = {:.1}",
-        positions.len(),
-        seen.select,
-        seen.limit,
-        seen.no_move,
-        seen.no_ply,
-        seen.or_in_check,
-        seen.counter_checks,
-        seen.repeated,
-        seen.found,
-        seen.new,
-        mean(seen.cycles),
-        mean(seen.moves) + 15.0,
-    );
     common::assert_no_failures(&failures, "expansions disagree with the model", seed);
     for (case, n) in [
         ("filled frame", seen.select),

@@ -4,7 +4,7 @@
 //! Frames are drawn to hit the corners: 0, 1, INF, INF - 1, saturating sums, ties for the
 //! best and second, proven and disproven children, rep values and none, bounded; the
 //! thresholds include INF and values at which the node returns. Several plies are written
-//! before they are scanned, so a frame that aliased another would show. Seed printed on
+//! before they are scanned, so a frame that aliased another would show. Seed given on
 //! failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number of frames. Then the
 //! frames the model itself scans while it solves problems of the suite, in its order.
 
@@ -302,8 +302,6 @@ fn scans_equal_the_model() {
     let frames = common::random_count(FRAMES);
     let mut failures = Vec::new();
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
-    let mut cycles_over_n: BTreeMap<u64, usize> = BTreeMap::new();
-    let (mut scans, mut peeks) = (0usize, 0usize);
     let mut done = 0;
     while done < frames {
         // A round: frames on distinct plies, all written before any is scanned.
@@ -339,9 +337,7 @@ fn scans_equal_the_model() {
                 let got = chip
                     .select(*ply, *kind, n, th_pn, th_dn, n as u64 + 100)
                     .unwrap_or_else(|e| panic!("ply {ply}, {n} children: {e:#}"));
-                scans += 1;
                 let pairs = n.div_ceil(2) as u64;
-                *cycles_over_n.entry(got.cycles - pairs).or_default() += 1;
                 if got.cycles != pairs + 2 {
                     failures.push(format!(
                         "ply {ply}, {n} children: {} cycles, not ceil(n / 2) + 2",
@@ -363,7 +359,6 @@ fn scans_equal_the_model() {
             // One child read back whole.
             let i = rng.random_range(0..n);
             let got = chip.peek_child(*ply, i);
-            peeks += 1;
             if got != children[i] {
                 failures.push(format!(
                     "ply {ply} child {i}: read back {got:?}, written {:?}",
@@ -373,18 +368,6 @@ fn scans_equal_the_model() {
         }
         done += written.len();
     }
-    eprintln!("select: {frames} frames, {scans} scans, {peeks} children read back (seed {seed})");
-    for (case, count) in &counts {
-        eprintln!("  {case:<36} {count:>6}");
-    }
-    let cycles: Vec<String> = cycles_over_n
-        .iter()
-        .map(|(extra, count)| format!("ceil(n / 2) + {extra} cycles: {count} scans"))
-        .collect();
-    eprintln!(
-        "  cycles a scan of n children (two a cycle): {}",
-        cycles.join(", ")
-    );
     common::assert_no_failures(&failures, "scans disagree with the model", seed);
     if frames >= FRAMES {
         for case in [
@@ -410,7 +393,7 @@ fn scans_equal_the_model() {
         ] {
             assert!(
                 counts.get(case).copied().unwrap_or(0) > 0,
-                "no scan hit `{case}` (seed {seed}, rerun with TSUME_SEED={seed})"
+                "no scan hit `{case}` (seed {seed}, rerun with TSUME_SEED={seed}): {counts:?}"
             );
         }
     }
@@ -423,7 +406,7 @@ fn frames_of_real_solves_equal_the_model() {
     let mut chip = SelectChip::new(&runtime, None).expect("select_top model");
     let problems = load_suite(&common::root().join("problems")).expect("the suite");
     let mut table = Table::new(config.tt_index_bits, config.tt_ways);
-    let (mut frames, mut problems_seen, mut failures) = (0usize, 0usize, Vec::new());
+    let (mut frames, mut failures) = (0usize, Vec::new());
     let (mut returned, mut descended) = (0usize, 0usize);
     for p in problems.iter().filter(|p| p.solve_only.is_none()) {
         if frames >= SOLVE_FRAMES {
@@ -454,7 +437,6 @@ fn frames_of_real_solves_equal_the_model() {
             .with_select_hook(&mut hook)
             .run(pos.inner(), kind, config.root_plies(kind))
             .ok();
-        problems_seen += 1;
         for Scanned {
             ply,
             kind,
@@ -493,10 +475,6 @@ fn frames_of_real_solves_equal_the_model() {
         }
         frames += seen.len();
     }
-    eprintln!(
-        "select: {frames} frames of the model's solves of {problems_seen} suite problems \
-         ({returned} returned, {descended} descended)"
-    );
     assert!(
         failures.is_empty(),
         "{} frames of the model's solves disagree with it:\n{}",
@@ -505,6 +483,7 @@ fn frames_of_real_solves_equal_the_model() {
     );
     assert!(
         returned > 0 && descended > 0,
-        "the solves both return and descend"
+        "the solves both return and descend: {frames} frames, {returned} returned, \
+         {descended} descended"
     );
 }

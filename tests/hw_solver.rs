@@ -7,7 +7,6 @@
 //! and with smaller geometries the chip takes: a table of 2 sets that must evict, a child
 //! limit and a ply limit that problems reach. The lines are walked on chip (the suite's
 //! must be), and with the small table some walks must leave a node to the host.
-//! Prints the chip's cycles a node.
 
 mod common;
 
@@ -17,7 +16,7 @@ use std::sync::atomic::AtomicBool;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use tsume::chip::solver::{ChipSearcher, Cycles, SolverChip, Walked};
+use tsume::chip::solver::{ChipSearcher, SolverChip, Walked};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
 use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver, solve_on};
@@ -37,12 +36,10 @@ fn config() -> Config {
     Config::from_manifest(&common::root().join("swim.toml")).expect("swim.toml [search]")
 }
 
-/// The two engines side by side, and what the chip's solves cost.
+/// The two engines side by side.
 struct Twins<'ctx> {
     chip: ChipSearcher<'ctx>,
     model: Solver,
-    nodes: u64,
-    cycles: Cycles,
 }
 
 impl<'ctx> Twins<'ctx> {
@@ -62,8 +59,6 @@ impl<'ctx> Twins<'ctx> {
         Twins {
             chip,
             model: Solver::new(config),
-            nodes: 0,
-            cycles: Cycles::default(),
         }
     }
 
@@ -71,9 +66,6 @@ impl<'ctx> Twins<'ctx> {
     fn solve(&mut self, what: &str, pos: &Position, limits: Limits) -> Result<Outcome, String> {
         let want = self.model.solve(pos, limits);
         let got = solve_on(&mut self.chip, pos, limits);
-        let c = self.chip.cycles();
-        self.nodes += got.counters.nodes;
-        self.cycles += c;
         if got == want {
             Ok(got)
         } else {
@@ -81,28 +73,6 @@ impl<'ctx> Twins<'ctx> {
                 "{what} ({pos}, {limits:?}):\n  chip  {got:?}\n  model {want:?}"
             ))
         }
-    }
-
-    fn report(&self, what: &str) {
-        let w = self.chip.walked();
-        eprintln!(
-            "{what}: the line walked on chip: {} walks, {} moves, {} to the mate, {} cycles",
-            w.walks, w.moves, w.complete, w.cycles
-        );
-        let c = &self.cycles;
-        let per = |x: u64| x as f64 / self.nodes.max(1) as f64;
-        eprintln!(
-            "{what}: {} nodes, {} cycles, {:.1} cycles a node (wait {:.1}, expand {:.1}, \
-             select {:.1}, descend {:.1}, return {:.1})",
-            self.nodes,
-            c.total,
-            per(c.total),
-            per(c.wait),
-            per(c.expand),
-            per(c.select),
-            per(c.descend),
-            per(c.ret)
-        );
     }
 }
 
@@ -129,7 +99,6 @@ fn the_suite_solves_as_in_the_model() {
             Err(e) => failures.push(e),
         }
     }
-    twins.report("suite");
     assert!(
         mates >= 30,
         "only {mates} suite problems proven within {SUITE_NODES} nodes"
@@ -169,15 +138,12 @@ fn random_positions_solve_as_in_the_model() {
             Err(e) => failures.push(e),
         }
     }
-    twins.report("random positions");
-    eprintln!(
-        "{mates} mates, {nomates} no mates, {limited} node limits, {defenders} defender roots"
-    );
     common::assert_no_failures(&failures, "random positions differ from the model", seed);
     if common::random_count(POSITIONS) >= POSITIONS {
         assert!(
             mates > 0 && nomates > 0 && limited > 0 && defenders > 0,
-            "seed {seed}: a kind of answer never occurred"
+            "a kind of answer never occurred: {mates} mates, {nomates} no mates, {limited} node \
+             limits, {defenders} defender roots (seed {seed}, rerun with TSUME_SEED={seed})"
         );
     }
 }
@@ -203,7 +169,6 @@ fn smaller_geometry(config: Config, what: &str) -> (Vec<(Position, Outcome)>, Wa
             Err(e) => failures.push(e),
         }
     }
-    twins.report(what);
     common::assert_no_failures(&failures, &format!("{what}: the chip differs"), 0);
     (outcomes, twins.chip.walked())
 }

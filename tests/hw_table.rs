@@ -1,7 +1,7 @@
 //! The transposition table in simulation (`tt_top`, hdl/search/transposition_table.spade)
 //! against its model, src/solver/table.rs: every lookup must answer the same and every
 //! store take the same branch of the replacement rule. Fresh random command sequences each
-//! run (seed printed on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number
+//! run (seed given on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number
 //! of sequences), their keys crowded into a few sets so that every branch is taken, the
 //! table cleared between sequences; one fixed walk through every rule on one set; and an
 //! entry that 300 clears, past the wrap of the table's generation, never bring back.
@@ -114,8 +114,7 @@ fn assert_agrees(t: &Twins) {
 
 fn twins(runtime: &tsume::marlin::spade::SpadeRuntime) -> Twins<'_> {
     let mut chip = TableChip::new(runtime, None).expect("tt_top model");
-    let swept = chip.wait_ready().expect("the reset's sweep");
-    eprintln!("tt_top: ready {swept} cycles after the reset (the sweep)");
+    chip.wait_ready().expect("the reset's sweep");
     Twins {
         chip,
         table: model(),
@@ -166,7 +165,6 @@ fn random_commands_match_the_model() {
     let mut rng = StdRng::seed_from_u64(seed ^ 0x7ab1e);
     let mut t = twins(&runtime);
     let (index_bits, ..) = chip_geometry().unwrap();
-    let mut commands = 0;
     for _ in 0..sequences {
         // A few sets (sometimes one), each with a few more tags than ways.
         let indices: Vec<u64> = (0..rng.random_range(1..=3))
@@ -182,7 +180,6 @@ fn random_commands_match_the_model() {
             ) | middle
         };
         for _ in 0..rng.random_range(10..80) {
-            commands += 1;
             match rng.random_range(0..100) {
                 0..55 => {
                     let (pn, dn, len, bounded) = values(&mut rng);
@@ -214,16 +211,7 @@ fn random_commands_match_the_model() {
             }
             t.lookup(k);
         }
-        commands += 1;
     }
-    eprintln!(
-        "tt_top: {sequences} sequences, {commands} commands (seed {seed}); branches taken: {:?}",
-        t.rules
-    );
-    eprintln!(
-        "tt_top cycles: lookup (command to answer) {:?}, store (command to ready) {:?}, clear {:?}",
-        t.lookup_cycles, t.store_cycles, t.clear_cycles
-    );
     common::assert_no_failures(&t.failures, "commands disagree with the model", seed);
     for rule in Placement::ALL {
         assert!(
@@ -239,11 +227,13 @@ fn random_commands_match_the_model() {
     );
     assert_eq!(
         t.lookup_cycles.keys().copied().collect::<Vec<_>>(),
-        [LOOKUP_LATENCY]
+        [LOOKUP_LATENCY],
+        "cycles from a lookup to its answer (seed {seed})"
     );
     assert_eq!(
         t.store_cycles.keys().copied().collect::<Vec<_>>(),
-        [STORE_CYCLES]
+        [STORE_CYCLES],
+        "cycles from a store to ready (seed {seed})"
     );
 }
 

@@ -23,7 +23,6 @@ fn applied_moves_match_reference() {
     let mut generator = TsumeGenerator::new(seed);
     let mut pick = rand::rngs::StdRng::seed_from_u64(seed ^ 0x5eed);
     let mut failures = Vec::new();
-    let mut applied = 0;
     for line in 0..LINES {
         let mut pos = generator.next_position(Kind::Any);
         chip.generate(&pos, 2_000).expect("first list");
@@ -35,7 +34,6 @@ fn applied_moves_match_reference() {
             let mv = list.moves[pick.random_range(0..list.moves.len())].mv;
             let before = pos.to_sfen();
             pos = pos.after(mv);
-            applied += 1;
             let got = chip.apply(mv, 2_000).expect("list after the move");
             let stored: Vec<(u8, u64)> = (0..bus::LOAD_WORDS as u8)
                 .map(|a| (a, chip.read_word(a)))
@@ -74,7 +72,6 @@ fn applied_moves_match_reference() {
             }
         }
     }
-    eprintln!("position updater: {applied} moves applied on {LINES} lines (seed {seed})");
     assert!(
         failures.is_empty(),
         "{} lines disagree (seed {seed}, rerun with TSUME_SEED={seed}):\n{}",

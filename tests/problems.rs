@@ -1,19 +1,14 @@
 //! The problem suite (`problems/*.json`): every problem loads, its position is valid and
 //! the exhaustive search agrees with its expected result (long problems, marked
 //! `solve_only`, are left to `cargo xtask solve`). Also: a broken suite file gives
-//! an error that names the file (and the problem).
-//!
-//! `cargo test --test problems analyse -- --ignored --nocapture` with `TSUME_ANALYSE` set
-//! to one SFEN per line analyses positions for new problems (see `problems/README.md`).
+//! an error that names the file (and the problem). Positions for new problems are
+//! analysed by `cargo xtask analyse` (see `problems/README.md`).
 
 use std::collections::HashSet;
-use std::time::Instant;
 
-use tsume::mate::{mate_length, mate_length_nodes, mating_moves};
+use tsume::mate::mate_length;
 use tsume::position::Position;
 use tsume::problems::{Expected, Problem, load_suite};
-use tsume::reference::tsume_moves;
-use tsume::rsshogi::movegen::{LegalAll, MoveListGen};
 
 fn check(problem: &Problem) -> Result<(), String> {
     let pos = Position::from_sfen(&problem.sfen)
@@ -71,26 +66,7 @@ fn every_problem_matches_the_search() {
             p.id
         );
     }
-    let start = Instant::now();
-    let failures: Vec<String> = suite
-        .iter()
-        .filter_map(|p| {
-            let t = Instant::now();
-            let result = check(p);
-            eprintln!(
-                "{:>8.3} s  {} {:?}",
-                t.elapsed().as_secs_f64(),
-                p.id,
-                p.expected
-            );
-            result.err()
-        })
-        .collect();
-    eprintln!(
-        "{} problems checked in {:.2} s",
-        suite.len(),
-        start.elapsed().as_secs_f64()
-    );
+    let failures: Vec<String> = suite.iter().filter_map(|p| check(p).err()).collect();
     assert!(
         failures.is_empty(),
         "{} problem(s) disagree:\n{}",
@@ -161,60 +137,4 @@ fn missing_directory_is_an_error() {
     let dir = std::env::temp_dir().join("tsume-problems-does-not-exist");
     let err = load_suite(&dir).expect_err("a missing directory must not load");
     assert!(format!("{err:#}").contains("tsume-problems-does-not-exist"));
-}
-
-/// Analyse the positions in `TSUME_ANALYSE` (one SFEN per line) for new problems:
-/// the mate length within `TSUME_PLIES` (default 5), the mating first moves, the
-/// move set by category and the search effort.
-#[test]
-#[ignore = "a tool: set TSUME_ANALYSE and run with --ignored --nocapture"]
-fn analyse() {
-    let Ok(text) = std::env::var("TSUME_ANALYSE") else {
-        eprintln!("set TSUME_ANALYSE to one SFEN per line");
-        return;
-    };
-    let plies: u32 = std::env::var("TSUME_PLIES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let pos = match Position::from_sfen(line) {
-            Ok(pos) => pos,
-            Err(e) => {
-                println!("{line}\n  INVALID: {e}");
-                continue;
-            }
-        };
-        let t = Instant::now();
-        let (found, nodes) = mate_length_nodes(&pos, plies);
-        let elapsed = t.elapsed().as_secs_f64();
-        let set = tsume_moves(&pos);
-        let mut by_cat: Vec<(String, Vec<String>)> = Vec::new();
-        for m in &set.moves {
-            let name = m.category.as_str().to_string();
-            match by_cat.iter_mut().find(|(c, _)| *c == name) {
-                Some((_, v)) => v.push(m.mv.to_usi()),
-                None => by_cat.push((name, vec![m.mv.to_usi()])),
-            }
-        }
-        println!("{line}");
-        let legal = MoveListGen::<LegalAll>::new(pos.inner()).iter().count();
-        println!(
-            "  in check: {}, {legal} legal moves, {} in the move set ({})",
-            pos.in_check(),
-            set.moves.len(),
-            set.mode.as_str()
-        );
-        for (c, v) in &by_cat {
-            println!("    {c}: {}", v.join(" "));
-        }
-        match found {
-            Some(n) => {
-                let first: Vec<String> = mating_moves(&pos, n).iter().map(|m| m.to_usi()).collect();
-                println!("  expected: {{\"mate\": {n}}} by {}", first.join(" "));
-            }
-            None => println!("  expected: {{\"no_mate_within\": {plies}}}"),
-        }
-        println!("  search: {nodes} nodes, {elapsed:.3} s");
-    }
 }

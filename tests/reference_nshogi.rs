@@ -6,7 +6,6 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::time::Instant;
 
 use common::{legal_all, mv, pawn_drop_mates, pos};
 use rsshogi::movegen::{Legal, MoveListGen};
@@ -96,14 +95,12 @@ fn nshogi_convention(
 }
 
 /// Compare with an nshogi list file; `want` is the expected reduction (the convention's
-/// numbers, measured once: a change means rsshogi or the convention changed).
+/// numbers: a change means rsshogi or the convention changed).
 fn compare_nshogi(file: &str, checks_only: bool, want: [usize; 3]) {
     let dir = nshogi_dir();
-    let start = Instant::now();
     let examples = read_examples(&dir.join(file));
     assert_eq!(examples.len(), 5000, "{file}");
     let mut red = Reduction::default();
-    let (mut in_check, mut total_ours, mut total_listed) = (0, 0, 0);
     let mut mismatches = Vec::new();
     for (sfen, listed) in &examples {
         let p = pos(sfen);
@@ -120,11 +117,6 @@ fn compare_nshogi(file: &str, checks_only: bool, want: [usize; 3]) {
             assert_eq!(set.mode, Mode::Checks);
             set.moves.iter().map(|m| m.mv).collect()
         };
-        if p.in_check() {
-            in_check += 1;
-        }
-        total_ours += complete.len();
-        total_listed += listed.len();
         let reduced = nshogi_convention(inner, &complete, &mut red);
         // The convention is exactly rsshogi's reduced generator `Legal` (that of YaneuraOu),
         // plus the pawn-drop mates.
@@ -143,20 +135,9 @@ fn compare_nshogi(file: &str, checks_only: bool, want: [usize; 3]) {
             ));
         }
     }
-    eprintln!(
-        "{file}: {} positions ({in_check} in check), {total_ours} moves ours, {total_listed} \
-         listed; convention: -{} unpromoted P/B/R, -{} unpromoted lance to rank 2, +{} pawn-drop \
-         mates; {} mismatches; {:.2?}",
-        examples.len(),
-        red.unpromoted_pbr,
-        red.unpromoted_lance_rank2,
-        red.pawn_drop_mates,
-        mismatches.len(),
-        start.elapsed()
-    );
     assert!(
         mismatches.is_empty(),
-        "{} mismatches, first ones:\n{}",
+        "{file}: {} mismatches, first ones:\n{}",
         mismatches.len(),
         mismatches
             .iter()
@@ -193,9 +174,7 @@ fn nshogi_legal_move_lists() {
 #[test]
 fn nshogi_categories_agree_with_rsshogi() {
     let dir = nshogi_dir();
-    let start = Instant::now();
     let mut counts = std::collections::BTreeMap::<&str, usize>::new();
-    let mut positions = 0;
     for file in ["legal-check-examples.txt", "legal-move-examples.txt"] {
         for (sfen, listed) in read_examples(&dir.join(file)) {
             let root = pos(&sfen);
@@ -207,19 +186,14 @@ fn nshogi_categories_agree_with_rsshogi() {
                 }
             }
             for p in all {
-                positions += 1;
                 check_categories(&p, &mut counts);
             }
         }
     }
-    eprintln!(
-        "categories of {positions} positions: {counts:?}; {:.2?}",
-        start.elapsed()
-    );
     for c in Category::ALL {
         assert!(
             counts.get(c.as_str()).copied().unwrap_or(0) > 0,
-            "no {c} move at all"
+            "no {c} move at all: {counts:?}"
         );
     }
 }
@@ -298,7 +272,6 @@ fn check_categories(p: &Position, counts: &mut std::collections::BTreeMap<&'stat
 #[test]
 fn nshogi_mate_in_one() {
     let dir = nshogi_dir();
-    let start = Instant::now();
     let mates = |sfen: &str| {
         let p = pos(sfen);
         let set = tsume_moves(&p);
@@ -320,14 +293,6 @@ fn nshogi_mate_in_one() {
     assert_eq!((yes.len(), no.len()), (1568, 1574));
     let missed: Vec<_> = yes.iter().filter(|s| !mates(s)).collect();
     let extra: Vec<_> = no.iter().filter(|s| mates(s)).collect();
-    eprintln!(
-        "mate in 1: {} positions, {} missed; no mate: {} positions, {} with a mate; {:.2?}",
-        yes.len(),
-        missed.len(),
-        no.len(),
-        extra.len(),
-        start.elapsed()
-    );
     assert!(missed.is_empty(), "no mating check found in {missed:?}");
     assert!(extra.is_empty(), "a mating check found in {extra:?}");
 }

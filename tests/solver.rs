@@ -2,8 +2,6 @@
 //! exhaustive search of `src/mate.rs`, the limits, determinism, and the pieces the chip
 //! shares with it (move sets, hash).
 
-use std::time::Instant;
-
 use tsume::mate::mate_length;
 use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
@@ -37,7 +35,7 @@ fn shortest(nodes: u64) -> Limits {
 }
 
 /// Every problem's expected result, the mates at their minimax length (shortest mode),
-/// with the chip's table; prints the node rate.
+/// with the chip's table.
 #[test]
 fn suite_results() {
     let problems = load_suite(&suite_dir()).unwrap();
@@ -47,14 +45,10 @@ fn suite_results() {
         problems.len()
     );
     let mut solver = Solver::new(config());
-    let (mut nodes, mut time) = (0u64, 0f64);
     // Long problems need their own table and limits: `cargo xtask solve` checks them.
     for p in problems.iter().filter(|p| p.solve_only.is_none()) {
         let pos = Position::from_sfen(&p.sfen).unwrap();
-        let start = Instant::now();
         let out = solver.solve(&pos, shortest(5_000_000));
-        time += start.elapsed().as_secs_f64();
-        nodes += out.counters.nodes;
         match p.expected {
             Expected::Mate(n) => {
                 assert_eq!(out.result, SearchResult::Mate, "{}: {:?}", p.id, out);
@@ -73,11 +67,6 @@ fn suite_results() {
             },
         }
     }
-    println!(
-        "suite: {} problems, {nodes} nodes in {time:.3} s: {:.0} nodes/s",
-        problems.len(),
-        nodes as f64 / time.max(1e-9)
-    );
 }
 
 /// Fresh random positions: every mate within 5 plies that the exhaustive search finds is

@@ -9,14 +9,16 @@
 //!
 //! A position is drawn in a canonical frame (Black attacks, White defends) and turned
 //! through 180 degrees with colours swapped half of the time, so both colours attack
-//! about equally often. The figures below are the drawing probabilities; what comes out
-//! (measured by `tests/random_positions.rs` over 10,000 positions of each kind) is in
-//! brackets.
+//! about equally often (`tests/random_positions.rs`: Black attacks in 45 to 55 % of the
+//! positions of each kind). The figures below are the drawing probabilities; in brackets,
+//! the share of what comes out that `tests/random_positions.rs` requires of 10,000
+//! positions of each kind.
 //!
 //! - **Defending king**: on one of its own three back ranks with probability 0.7,
-//!   anywhere on the board otherwise [off its back ranks: ~20 %].
+//!   anywhere on the board otherwise [off its back ranks: at least 10 %].
 //! - **Attacking king**: with probability 0.3, never adjacent to the defending king;
-//!   on its own three back ranks with probability 0.65, anywhere otherwise [~30 %].
+//!   on its own three back ranks with probability 0.65, anywhere otherwise [an attacking
+//!   king: 20 to 40 %].
 //! - **Pins and batteries**, each drawn independently, in up to six random directions
 //!   until one fits:
 //!   - 0.4: a defending piece 1-2 squares from its king, pinned by an attacking rook,
@@ -26,34 +28,35 @@
 //!   - 0.45: a battery, an attacking piece between an attacking slider and the defending
 //!     king, so that discovered and double checks exist.
 //!
-//!   [a pinned defending piece: ~25 %; a pinned attacking piece: ~12 % of all positions,
-//!   ~40 % of those with an attacking king]
+//!   [a pinned defending piece: at least 15 %; a pinned attacking piece: at least 3 %]
 //! - **Attacking pieces**: 2 to 7 on the board (pins and batteries included; 2 to 3 in
 //!   the boards drawn to find positions without a check), placed within Chebyshev
 //!   distance 3 of the defending king; a slider goes farther away on one of its lines
 //!   through the king with probability 0.35. Each attacking piece is promoted with
 //!   probability 0.3, and always when it could not move otherwise (a pawn or lance on
-//!   the last rank, a knight on the last two) [a promoted piece on the board: ~85 %].
+//!   the last rank, a knight on the last two) [a promoted piece on the board: at least
+//!   50 %].
 //! - **Defending pieces**: 0 to 5 around the king (distance at most 2, sometimes 3),
 //!   mostly golds, silvers and pawns; promoted with probability 0.12.
 //! - **Hands**: of the pieces left over, all go to the attacker with probability 0.2; with
 //!   probability 0.45 each goes to the attacker with a probability drawn between 0.3 and
 //!   0.9; otherwise the attacker gets 0 to 3 of them, mostly non-pawns. The rest goes to
 //!   the defender, so the totals are exactly the game's (18 P, 4 L, 4 N, 4 S, 4 G, 2 B,
-//!   2 R), never more [attacker with 5 or more pieces in hand: ~63 %; defender's hand
-//!   empty: ~19 %].
+//!   2 R), never more [attacker with 5 or more pieces in hand: at least 30 %; defender's
+//!   hand empty: at least 8 %].
 //! - **[`Kind::Checks`]**: the attacker is to move and neither king is in check. With
 //!   probability 0.06 the position is one without any legal check (looked for among
 //!   boards whose attacker has an empty hand, at most 200 of them); otherwise boards are
-//!   drawn until one has a check [with a check: ~94 %; with a direct check ~81 %, a drop
-//!   ~83 %, a discovered one ~29 %, a double check ~17 %].
+//!   drawn until one has a check [with a check: 85 to 99.5 %; with a direct check, a
+//!   drop, a discovered one and a double check: at least 5 % each].
 //! - **[`Kind::Evasions`]**: a Checks position with at least one check, after one of its
 //!   checks played (through [`Position::after`]): a direct+indirect check (a double
 //!   check) with probability 0.5 when one exists, else a purely discovered one with
-//!   probability 0.3 when one exists, else any check uniformly [double checks: ~10 %;
-//!   mated (no evasion): ~4 %; with a king escape ~91 %, a capture ~26 %, a drop block
-//!   ~24 %, a move block ~12 %].
-//! - [`Kind::Any`]: Checks or Evasions with probability one half each.
+//!   probability 0.3 when one exists, else any check uniformly [double checks: at least
+//!   5 %; with a king escape, a capture, a drop block and a move block: at least 10 %
+//!   each].
+//! - [`Kind::Any`]: Checks or Evasions with probability one half each [in check: 45 to
+//!   55 %].
 //!
 //! Everything is legal by construction (no dead piece, no double pawn, no king in check
 //! except the defender's in Evasions positions); `from_sfen` is the final judge, and a
@@ -63,11 +66,10 @@
 //! defending king that mates (an illegal drop) or not, with the defender's possible takers
 //! and pins around it ([`pawn_drop`]).
 //!
-//! # Speed
+//! # Cost
 //!
-//! A board costs one `from_sfen` and usually one `tsume_moves`; about 1.4 boards are drawn
-//! per Checks position and 1.0 per Evasions position. In the default test profile this
-//! gives some 20,000-45,000 positions per second, depending on the machine's load.
+//! A board costs one `from_sfen` and usually one `tsume_moves`; a Checks position draws
+//! boards until one has a check ([`TsumeGenerator::drawn`] counts them).
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -76,8 +78,10 @@ use rsshogi::types::PieceType;
 use crate::position::Position;
 use crate::reference::{Category, tsume_moves};
 
+mod board;
 pub mod pawn_drop;
 
+use board::{ALL_DIRS, ATT, Board, DEF, idx, on_board, side_index, sliders_for};
 pub use pawn_drop::PawnDropGenerator;
 
 /// What kind of position to make.
@@ -104,258 +108,6 @@ pub struct TsumeGenerator {
 const WITHOUT_CHECK: f64 = 0.06;
 /// How many positions are drawn at most when looking for one without any check.
 const WITHOUT_CHECK_TRIES: usize = 200;
-
-/// Black (the canonical attacker) and White (the canonical defender).
-const ATT: bool = true;
-const DEF: bool = false;
-
-/// A piece of the canonical frame: (is attacker (Black), piece type).
-type Cell = Option<(bool, PieceType)>;
-
-/// The board of the canonical frame: index `file * 9 + rank`, file 0 = file 1,
-/// rank 0 = rank a (Black moves towards rank 0).
-#[derive(Clone)]
-struct Board {
-    cells: [Cell; 81],
-    kings: [Option<(i8, i8)>; 2],
-    /// Pieces not yet used, indexed by the raw piece type (1 = pawn .. 7 = gold).
-    pool: [u8; 8],
-}
-
-const ALL_DIRS: [(i8, i8); 8] = [
-    (0, -1),
-    (0, 1),
-    (-1, 0),
-    (1, 0),
-    (-1, -1),
-    (1, -1),
-    (-1, 1),
-    (1, 1),
-];
-
-fn on_board(f: i8, r: i8) -> bool {
-    (0..9).contains(&f) && (0..9).contains(&r)
-}
-
-fn idx(f: i8, r: i8) -> usize {
-    (f as usize) * 9 + r as usize
-}
-
-fn side_index(attacker: bool) -> usize {
-    usize::from(attacker)
-}
-
-/// Whether a raw piece type is a slider that can pin or form a battery along `dir`
-/// (from the target king outwards) for the given side. Returns the possible types.
-fn sliders_for(dir: (i8, i8), attacker: bool) -> &'static [PieceType] {
-    let (df, dr) = dir;
-    if df != 0 && dr != 0 {
-        &[PieceType::BISHOP, PieceType::HORSE]
-    } else if df == 0 && ((attacker && dr == 1) || (!attacker && dr == -1)) {
-        // A Black lance below the king (larger rank) attacks upwards; a White lance above.
-        &[PieceType::ROOK, PieceType::DRAGON, PieceType::LANCE]
-    } else {
-        &[PieceType::ROOK, PieceType::DRAGON]
-    }
-}
-
-impl Board {
-    fn new() -> Self {
-        Board {
-            cells: [None; 81],
-            kings: [None; 2],
-            // index: 0 none, 1 pawn, 2 lance, 3 knight, 4 silver, 5 bishop, 6 rook, 7 gold
-            pool: [0, 18, 4, 4, 4, 2, 2, 4],
-        }
-    }
-
-    fn get(&self, f: i8, r: i8) -> Cell {
-        self.cells[idx(f, r)]
-    }
-
-    fn empty(&self, f: i8, r: i8) -> bool {
-        self.cells[idx(f, r)].is_none()
-    }
-
-    /// The squares strictly between two aligned squares are empty.
-    fn clear_between(&self, from: (i8, i8), to: (i8, i8)) -> bool {
-        let sf = (to.0 - from.0).signum();
-        let sr = (to.1 - from.1).signum();
-        let (mut f, mut r) = (from.0 + sf, from.1 + sr);
-        while (f, r) != to {
-            if !self.empty(f, r) {
-                return false;
-            }
-            f += sf;
-            r += sr;
-        }
-        true
-    }
-
-    /// Whether the piece `pt` of side `attacker` on `from` attacks `to` on this board.
-    fn attacks(&self, from: (i8, i8), attacker: bool, pt: PieceType, to: (i8, i8)) -> bool {
-        let dx = (to.0 - from.0).abs();
-        // Forward is towards rank 0 for Black (the attacker), towards rank 8 for White.
-        let dy = if attacker {
-            to.1 - from.1
-        } else {
-            from.1 - to.1
-        };
-        if dx == 0 && dy == 0 {
-            return false;
-        }
-        let king_step = dx <= 1 && dy.abs() <= 1;
-        let gold_step = king_step && !(dx == 1 && dy == 1);
-        match pt {
-            PieceType::PAWN => dx == 0 && dy == -1,
-            PieceType::KNIGHT => dx == 1 && dy == -2,
-            PieceType::SILVER => king_step && dy != 0 && !(dx == 0 && dy == 1),
-            PieceType::GOLD
-            | PieceType::PRO_PAWN
-            | PieceType::PRO_LANCE
-            | PieceType::PRO_KNIGHT
-            | PieceType::PRO_SILVER => gold_step,
-            PieceType::KING => king_step,
-            PieceType::LANCE => dx == 0 && dy < 0 && self.clear_between(from, to),
-            PieceType::BISHOP => dx == dy.abs() && self.clear_between(from, to),
-            PieceType::HORSE => king_step || (dx == dy.abs() && self.clear_between(from, to)),
-            PieceType::ROOK => (dx == 0 || dy == 0) && self.clear_between(from, to),
-            PieceType::DRAGON => {
-                king_step || ((dx == 0 || dy == 0) && self.clear_between(from, to))
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether a piece of this side could never move from rank `r` (it must be promoted).
-    fn dead(attacker: bool, pt: PieceType, r: i8) -> bool {
-        let rel = if attacker { r } else { 8 - r };
-        match pt {
-            PieceType::PAWN | PieceType::LANCE => rel == 0,
-            PieceType::KNIGHT => rel <= 1,
-            _ => false,
-        }
-    }
-
-    fn has_pawn_on_file(&self, attacker: bool, f: i8) -> bool {
-        (0..9).any(|r| self.get(f, r) == Some((attacker, PieceType::PAWN)))
-    }
-
-    /// Put a non-king piece on `sq` if that keeps the position legal and quiet: the
-    /// square is empty, the piece can move, no double pawn, the piece is left in the pool
-    /// and it does not attack the enemy king. Returns whether it was placed.
-    fn try_place(&mut self, sq: (i8, i8), attacker: bool, pt: PieceType) -> bool {
-        let (f, r) = sq;
-        if !on_board(f, r) || !self.empty(f, r) {
-            return false;
-        }
-        let raw = if pt.is_promoted() { pt.demote() } else { pt };
-        if self.pool[raw.raw() as usize] == 0 {
-            return false;
-        }
-        if Self::dead(attacker, pt, r) {
-            return false;
-        }
-        if pt == PieceType::PAWN && self.has_pawn_on_file(attacker, f) {
-            return false;
-        }
-        if let Some(k) = self.kings[side_index(!attacker)]
-            && self.attacks(sq, attacker, pt, k)
-        {
-            return false;
-        }
-        self.cells[idx(f, r)] = Some((attacker, pt));
-        self.pool[raw.raw() as usize] -= 1;
-        true
-    }
-
-    /// Remaining pool as (raw type, count) pairs, SFEN hand order.
-    fn sfen(&self, hands: [[u8; 8]; 2], flip: bool) -> String {
-        let mut s = String::with_capacity(96);
-        for rank in 0..9i8 {
-            let mut empties = 0;
-            for file in (0..9i8).rev() {
-                let (f, r) = if flip {
-                    (8 - file, 8 - rank)
-                } else {
-                    (file, rank)
-                };
-                match self.get(f, r) {
-                    None => empties += 1,
-                    Some((attacker, pt)) => {
-                        if empties > 0 {
-                            s.push(char::from(b'0' + empties));
-                            empties = 0;
-                        }
-                        let black = attacker != flip;
-                        push_piece(&mut s, pt, black);
-                    }
-                }
-            }
-            if empties > 0 {
-                s.push(char::from(b'0' + empties));
-            }
-            if rank < 8 {
-                s.push('/');
-            }
-        }
-        s.push_str(if flip { " w " } else { " b " });
-        let mut any = false;
-        // Black's hand first, then White's.
-        for black in [true, false] {
-            let hand = &hands[side_index(black != flip)];
-            for pt in [
-                PieceType::ROOK,
-                PieceType::BISHOP,
-                PieceType::GOLD,
-                PieceType::SILVER,
-                PieceType::KNIGHT,
-                PieceType::LANCE,
-                PieceType::PAWN,
-            ] {
-                let n = hand[pt.raw() as usize];
-                if n == 0 {
-                    continue;
-                }
-                any = true;
-                if n > 1 {
-                    s.push_str(&n.to_string());
-                }
-                let c = letter(pt);
-                s.push(if black { c } else { c.to_ascii_lowercase() });
-            }
-        }
-        if !any {
-            s.push('-');
-        }
-        s.push_str(" 1");
-        s
-    }
-}
-
-fn letter(pt: PieceType) -> char {
-    match pt {
-        PieceType::PAWN => 'P',
-        PieceType::LANCE => 'L',
-        PieceType::KNIGHT => 'N',
-        PieceType::SILVER => 'S',
-        PieceType::BISHOP => 'B',
-        PieceType::ROOK => 'R',
-        PieceType::GOLD => 'G',
-        _ => 'K',
-    }
-}
-
-fn push_piece(s: &mut String, pt: PieceType, black: bool) {
-    let base = if pt.is_promoted() {
-        s.push('+');
-        pt.demote()
-    } else {
-        pt
-    };
-    let c = letter(base);
-    s.push(if black { c } else { c.to_ascii_lowercase() });
-}
 
 /// A cheap sufficient condition for "the side to move (not in check) has a check": a
 /// non-pawn piece in hand that can be dropped on an empty square from which it attacks the

@@ -1,5 +1,6 @@
 //! Project tasks, run as `cargo xtask TASK` (an alias in .cargo/config.toml).
 
+mod analyse;
 mod bench;
 mod fpga;
 mod hdl;
@@ -72,6 +73,12 @@ Tasks in detail:
           --shortest, --tt-entries N (the table; default swim.toml [search]; it must fit in
           the memory available, else exit 1), --max-plies N (frames); the chip takes
           swim.toml's sizes or smaller. An option's value out of range exits 2.
+  analyse Positions for new problems of the suite (problems/README.md): for --sfen or each
+          line of --positions FILE (- for stdin), whether it is valid, its legal moves, its
+          move set by category, the mate length of the exhaustive search (src/mate.rs)
+          within --plies N (odd, default 5) with the first moves of the shortest mate, the
+          `expected` object of a problem file ({\"mate\": N} or {\"no_mate_within\": N}), and
+          the search's nodes and time. Exit 1 if a position is not valid.
   verify  The chip against the reference on --random N fresh random positions (half in
           check); every disagreement printed with its SFEN, exit 1 if any. --solver N: the
           chip's search against the model on N random positions (--nodes, --seed).
@@ -124,6 +131,7 @@ Examples:
   cargo xtask solve --positions positions.txt --json --shortest
   cargo xtask solve --shortest
   cargo xtask solve --engine model --suite problems --root auto
+  cargo xtask analyse --plies 7 --sfen '8k/6G2/9/7N1/9/9/9/9/9 b P2r2b3g4s3n4l17p 1'
   cargo xtask bitstream
   cargo xtask block-fmax --only pipeline_stages__masks --seed 2
   cargo xtask depth --limit 40
@@ -156,6 +164,8 @@ enum Task {
     Sim(sim::SimArgs),
     /// Tsume problems solved by df-pn: one position, a file of positions, or the suite.
     Solve(solve::SolveArgs),
+    /// Positions for new problems: move set, exhaustive mate length, the `expected` object.
+    Analyse(analyse::AnalyseArgs),
     /// The chip against the reference on N fresh random positions (long differential runs).
     Verify(verify::VerifyArgs),
     /// Measured figures: cycles per position on the chip, simulation and reference speed.
@@ -180,6 +190,7 @@ fn main() -> ExitCode {
         Task::Test(args) => test::run(args),
         Task::Sim(args) => sim::run(args),
         Task::Solve(args) => solve::run(args),
+        Task::Analyse(args) => analyse::run(args),
         Task::Verify(args) => verify::run(args),
         Task::Bench(args) => bench::run(args),
         Task::Bitstream(args) => fpga::flow::run(args),

@@ -13,44 +13,21 @@
 //! counted as a crash and a new process takes the positions after it.
 
 mod chip_column;
+mod cshogi;
+mod sets;
 
 use chip_column::*;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use cshogi::*;
+pub use sets::*;
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use tsume::chip::solver::{ChipSearcher, Cycles, SolverTop};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
-use tsume::problems::Expected;
 use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver, solve_on};
 
 use crate::util::{self, Failure};
-
-/// The sets, in the order of the tables: name and what it reads.
-pub const SETS: [&str; 7] = [
-    "suite", "mate-3", "mate-5", "mate-7", "mate-9", "mate-11", "famous",
-];
-
-/// What a position of a set is known to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Expect {
-    /// A mate (of this many plies when known).
-    Mate(Option<u32>),
-    /// No mate within this many plies.
-    NoMateWithin(u32),
-}
-
-/// One position of a set.
-#[derive(Debug, Clone)]
-pub struct Item {
-    /// Where it comes from: problem id, or file and line.
-    pub id: String,
-    pub sfen: String,
-    pub expect: Expect,
-}
 
 /// One engine's answer on one position.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,107 +63,6 @@ pub fn is_wrong(expect: Expect, answer: &Answer) -> bool {
     }
 }
 
-/// The sets named by `--sets` (comma-separated; empty: all), in table order.
-pub fn parse_sets(text: Option<&str>) -> Result<Vec<&'static str>> {
-    let Some(text) = text else {
-        return Ok(SETS.to_vec());
-    };
-    let mut wanted = Vec::new();
-    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        if !SETS.contains(&name) {
-            bail!("--sets: no set `{name}`; the sets are {}", SETS.join(", "));
-        }
-        wanted.push(name);
-    }
-    if wanted.is_empty() {
-        bail!("--sets is empty; name some of {}", SETS.join(", "));
-    }
-    Ok(SETS
-        .iter()
-        .copied()
-        .filter(|s| wanted.contains(s))
-        .collect())
-}
-
-/// The first `sample` positions of a file of one SFEN a line (an nshogi mate-N file).
-pub fn read_lines(path: &Path, sample: usize, expect: Expect) -> Result<Vec<Item>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the position file {}", path.display()))?;
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    Ok(text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .take(sample)
-        .map(|(i, l)| Item {
-            id: format!("{name}:{}", i + 1),
-            sfen: l.trim().to_string(),
-            expect,
-        })
-        .collect())
-}
-
-/// The famous problems: `name<TAB>sfen` a line, every one a mate.
-pub fn read_famous(path: &Path) -> Result<Vec<Item>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the famous problems {}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            let (name, sfen) = l.split_once('\t').with_context(|| {
-                format!("{}:{}: expected `name<TAB>sfen`", path.display(), i + 1)
-            })?;
-            Ok(Item {
-                id: name.to_string(),
-                sfen: sfen.trim().to_string(),
-                expect: Expect::Mate(None),
-            })
-        })
-        .collect()
-}
-
-fn load_set(name: &str, sample: usize) -> Result<Vec<Item>> {
-    let root = util::project_root();
-    if name == "suite" {
-        let suite = tsume::problems::load_suite(&crate::toolchain::problems_dir())?;
-        return Ok(suite
-            .into_iter()
-            .map(|p| Item {
-                expect: match p.expected {
-                    Expected::Mate(n) => Expect::Mate(Some(n)),
-                    Expected::NoMateWithin(n) => Expect::NoMateWithin(n),
-                },
-                id: p.id,
-                sfen: p.sfen,
-            })
-            .collect());
-    }
-    if name == "famous" {
-        return read_famous(&root.join("tests/data/famous/famous-problems.tsv"));
-    }
-    let plies: u32 = name
-        .strip_prefix("mate-")
-        .and_then(|n| n.parse().ok())
-        .with_context(|| format!("no set `{name}`"))?;
-    read_lines(
-        &root.join(format!("tests/data/nshogi/mate-{plies}-ply.txt")),
-        sample,
-        Expect::Mate(Some(plies)),
-    )
-}
-
-/// Which side the side to move plays in a set: the famous file holds positions one check
-/// into a problem (the defender to move, in check), read with `auto`; every other set is
-/// problems as set, the side to move attacking (also from check).
-pub fn root_of(set: &str) -> Root {
-    if set == "famous" {
-        Root::Auto
-    } else {
-        Root::Attacker
-    }
-}
-
 /// The model on one position.
 fn run_model(solver: &mut Solver, item: &Item, nodes: u64, root: Root) -> Run {
     let pos = match Position::from_sfen(&item.sfen) {
@@ -218,119 +94,6 @@ fn run_model(solver: &mut Solver, item: &Item, nodes: u64, root: Root) -> Run {
         probes: Some(outcome.counters.probes),
         seconds,
     }
-}
-
-/// One line of `cshogi_dfpn.py`.
-pub fn parse_cshogi_line(line: &str) -> Result<Run> {
-    let v: serde_json::Value = serde_json::from_str(line)
-        .with_context(|| format!("cshogi_dfpn.py wrote a line that is not JSON: {line}"))?;
-    if let Some(e) = v.get("error").and_then(|e| e.as_str()) {
-        return Ok(Run {
-            answer: Answer::Error(e.to_string()),
-            nodes: 0,
-            expansions: None,
-            probes: None,
-            seconds: 0.0,
-        });
-    }
-    let field = |k: &str| {
-        v.get(k)
-            .with_context(|| format!("cshogi_dfpn.py wrote no `{k}` in {line}"))
-    };
-    let answer = match field("result")?.as_str() {
-        Some("mate") => Answer::Mate(field("pv")?.as_array().map_or(0, Vec::len)),
-        Some("nomate") => Answer::NoMate,
-        Some("unknown") => Answer::Unknown(None),
-        _ => bail!("cshogi_dfpn.py wrote an unknown result in {line}"),
-    };
-    Ok(Run {
-        answer,
-        nodes: field("searched_node")?.as_u64().unwrap_or(0),
-        expansions: None,
-        probes: None,
-        seconds: field("seconds")?.as_f64().unwrap_or(0.0),
-    })
-}
-
-/// A running `cshogi_dfpn.py`.
-struct Cshogi {
-    child: Child,
-    input: ChildStdin,
-    output: BufReader<ChildStdout>,
-}
-
-fn script() -> PathBuf {
-    util::project_root().join("xtask/python/cshogi_dfpn.py")
-}
-
-fn python() -> PathBuf {
-    crate::toolchain::venv_dir().join("bin").join("python")
-}
-
-impl Cshogi {
-    fn start(nodes: u64) -> Result<Cshogi> {
-        let mut child = Command::new(python())
-            .arg(script())
-            .arg(nodes.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .with_context(|| {
-                format!("cannot start {} {}", python().display(), script().display())
-            })?;
-        let input = child.stdin.take().context("cshogi_dfpn.py has no stdin")?;
-        let output = BufReader::new(
-            child
-                .stdout
-                .take()
-                .context("cshogi_dfpn.py has no stdout")?,
-        );
-        Ok(Cshogi {
-            child,
-            input,
-            output,
-        })
-    }
-
-    /// The answer on `sfen`, or `None` when the process died on it (with how it ended).
-    fn ask(&mut self, sfen: &str) -> Result<std::result::Result<Run, String>> {
-        let sent = writeln!(self.input, "{sfen}").and_then(|_| self.input.flush());
-        let mut line = String::new();
-        let read = if sent.is_ok() {
-            self.output.read_line(&mut line).unwrap_or(0)
-        } else {
-            0
-        };
-        if read == 0 {
-            let status = self.child.wait().context("cshogi_dfpn.py: cannot wait")?;
-            return Ok(Err(format!("the process ended ({status})")));
-        }
-        parse_cshogi_line(line.trim()).map(Ok)
-    }
-
-    fn finish(mut self) {
-        drop(self.input);
-        let _ = self.child.wait();
-    }
-}
-
-/// The installed cshogi's version, or an error that says how to install it.
-fn cshogi_version() -> Result<String> {
-    let out = Command::new(python())
-        .args([
-            "-c",
-            "import importlib.metadata as m; print(m.version('cshogi'))",
-        ])
-        .output()
-        .with_context(|| format!("cannot run {}", python().display()))?;
-    if !out.status.success() {
-        bail!(
-            "cshogi is not installed in the project venv ({}): run `cargo xtask setup`",
-            crate::toolchain::venv_dir().display()
-        );
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 /// Totals of one engine on one set.
@@ -632,21 +395,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sets_are_named_and_kept_in_table_order() {
-        assert_eq!(parse_sets(None).unwrap(), SETS.to_vec());
-        assert_eq!(
-            parse_sets(Some("famous, mate-5")).unwrap(),
-            vec!["mate-5", "famous"]
-        );
-        let e = parse_sets(Some("mate-4")).unwrap_err().to_string();
-        assert!(
-            e.contains("no set `mate-4`") && e.contains("mate-11"),
-            "{e}"
-        );
-        assert!(parse_sets(Some(",")).is_err());
-    }
-
-    #[test]
     fn a_nomate_on_a_mate_and_a_short_mate_on_a_bound_are_wrong() {
         assert!(is_wrong(Expect::Mate(None), &Answer::NoMate));
         assert!(!is_wrong(Expect::Mate(Some(5)), &Answer::Unknown(None)));
@@ -658,27 +406,6 @@ mod tests {
             Expect::Mate(None),
             &Answer::Crashed("signal 11".into())
         ));
-    }
-
-    #[test]
-    fn cshogi_lines_are_read() {
-        let run = parse_cshogi_line(
-            r#"{"result": "mate", "pv": ["S*5h", "6i6h", "B*5i"], "searched_node": 17, "seconds": 0.5}"#,
-        )
-        .unwrap();
-        assert_eq!(run.answer, Answer::Mate(3));
-        assert_eq!((run.nodes, run.seconds), (17, 0.5));
-        let run = parse_cshogi_line(
-            r#"{"result": "unknown", "pv": [], "searched_node": 100, "seconds": 1}"#,
-        )
-        .unwrap();
-        assert_eq!(run.answer, Answer::Unknown(None));
-        let run = parse_cshogi_line(r#"{"error": "bad sfen"}"#).unwrap();
-        assert_eq!(run.answer, Answer::Error("bad sfen".into()));
-        assert!(parse_cshogi_line("Traceback").is_err());
-        assert!(
-            parse_cshogi_line(r#"{"result": "maybe", "searched_node": 1, "seconds": 1}"#).is_err()
-        );
     }
 
     #[test]
@@ -702,102 +429,5 @@ mod tests {
             (3, 1, 1, 1, 1)
         );
         assert_eq!((t.nodes, t.expansions, t.seconds), (15, Some(6), 3.0));
-    }
-
-    #[test]
-    fn chip_tallies_sum_cycles_and_the_other_engines_times() {
-        use tsume::solver::{Counters, Kind};
-        let outcome = |result, nodes| Outcome {
-            result,
-            pv: vec![],
-            root: Kind::Or,
-            shortest: false,
-            counters: Counters {
-                nodes,
-                ..Counters::default()
-            },
-        };
-        let run = |seconds| Run {
-            answer: Answer::Mate(1),
-            nodes: 1,
-            expansions: None,
-            probes: None,
-            seconds,
-        };
-        let cycles = |total| Cycles {
-            total,
-            wait: total / 10,
-            expand: total / 2,
-            select: total / 5,
-            descend: total / 10,
-            ret: total / 10,
-        };
-        let mut a = ChipTally {
-            tried: 2,
-            beyond: 1,
-            ..ChipTally::default()
-        };
-        a.add(
-            Expect::Mate(Some(3)),
-            &outcome(SearchResult::Mate, 100),
-            cycles(5_000),
-            Others {
-                model: &run(0.002),
-                cshogi: &run(0.5),
-            },
-        );
-        let mut b = ChipTally {
-            tried: 1,
-            ..ChipTally::default()
-        };
-        let crashed = Run {
-            answer: Answer::Crashed("signal 11".into()),
-            ..run(0.0)
-        };
-        b.add(
-            Expect::Mate(None),
-            &outcome(SearchResult::NoMate, 50),
-            cycles(2_500),
-            Others {
-                model: &run(0.001),
-                cshogi: &crashed,
-            },
-        );
-        let t = a.merge(&b);
-        assert_eq!(
-            (t.tried, t.beyond, t.positions, t.mate, t.wrong, t.nodes),
-            (3, 1, 2, 1, 1, 150)
-        );
-        assert_eq!(t.cycles, cycles(7_500));
-        assert_eq!(t.cshogi_failed, 1);
-        // 7,500 cycles at 75 MHz: 0.1 ms, 150 nodes in it: 1.5 M nodes/s; cshogi 500 ms.
-        assert!((t.chip_seconds(75.0) - 1e-4).abs() < 1e-12);
-        let row = t.row("mate-3", 75.0);
-        assert_eq!(
-            row,
-            "| mate-3 | 2 of 3 (1 beyond) | 1 | 0 | 150 | 50.0 | 5.0 / 25.0 / 10.0 / 5.0 / 5.0 \
-             | 1.50 M | 0.100 | 500.000 (1 failed) | 3.000 | 5000.00 |"
-        );
-        assert!(
-            ChipTally::default()
-                .row("famous", 75.0)
-                .ends_with("| - | 0.000 | 0.000 | 0.000 | - |")
-        );
-    }
-
-    #[test]
-    fn the_repository_sets_load() {
-        let famous = load_set("famous", 10).unwrap();
-        assert_eq!(famous.len(), 60);
-        assert_eq!(
-            (famous[0].id.as_str(), famous[0].sfen.as_str()),
-            ("図巧98番", "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1")
-        );
-        assert!(famous.iter().all(|i| i.expect == Expect::Mate(None)));
-        let mate5 = load_set("mate-5", 7).unwrap();
-        assert_eq!(mate5.len(), 7);
-        assert_eq!(mate5[0].expect, Expect::Mate(Some(5)));
-        assert!(mate5[6].id.ends_with("mate-5-ply.txt:7"));
-        assert!(!load_set("suite", 1).unwrap().is_empty());
     }
 }

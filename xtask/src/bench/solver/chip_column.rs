@@ -266,3 +266,89 @@ pub(super) fn print_chip(
         model_time.map_or("-".into(), util::secs),
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chip_tallies_sum_cycles_and_the_other_engines_times() {
+        use tsume::solver::{Counters, Kind};
+        let outcome = |result, nodes| Outcome {
+            result,
+            pv: vec![],
+            root: Kind::Or,
+            shortest: false,
+            counters: Counters {
+                nodes,
+                ..Counters::default()
+            },
+        };
+        let run = |seconds| Run {
+            answer: Answer::Mate(1),
+            nodes: 1,
+            expansions: None,
+            probes: None,
+            seconds,
+        };
+        let cycles = |total| Cycles {
+            total,
+            wait: total / 10,
+            expand: total / 2,
+            select: total / 5,
+            descend: total / 10,
+            ret: total / 10,
+        };
+        let mut a = ChipTally {
+            tried: 2,
+            beyond: 1,
+            ..ChipTally::default()
+        };
+        a.add(
+            Expect::Mate(Some(3)),
+            &outcome(SearchResult::Mate, 100),
+            cycles(5_000),
+            Others {
+                model: &run(0.002),
+                cshogi: &run(0.5),
+            },
+        );
+        let mut b = ChipTally {
+            tried: 1,
+            ..ChipTally::default()
+        };
+        let crashed = Run {
+            answer: Answer::Crashed("signal 11".into()),
+            ..run(0.0)
+        };
+        b.add(
+            Expect::Mate(None),
+            &outcome(SearchResult::NoMate, 50),
+            cycles(2_500),
+            Others {
+                model: &run(0.001),
+                cshogi: &crashed,
+            },
+        );
+        let t = a.merge(&b);
+        assert_eq!(
+            (t.tried, t.beyond, t.positions, t.mate, t.wrong, t.nodes),
+            (3, 1, 2, 1, 1, 150)
+        );
+        assert_eq!(t.cycles, cycles(7_500));
+        assert_eq!(t.cshogi_failed, 1);
+        // 7,500 cycles at 75 MHz: 0.1 ms, 150 nodes in it: 1.5 M nodes/s; cshogi 500 ms.
+        assert!((t.chip_seconds(75.0) - 1e-4).abs() < 1e-12);
+        let row = t.row("mate-3", 75.0);
+        assert_eq!(
+            row,
+            "| mate-3 | 2 of 3 (1 beyond) | 1 | 0 | 150 | 50.0 | 5.0 / 25.0 / 10.0 / 5.0 / 5.0 \
+             | 1.50 M | 0.100 | 500.000 (1 failed) | 3.000 | 5000.00 |"
+        );
+        assert!(
+            ChipTally::default()
+                .row("famous", 75.0)
+                .ends_with("| - | 0.000 | 0.000 | 0.000 | - |")
+        );
+    }
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The generator's core on a clock of half the stream's (docs/experiments/flow.md, "The
+# The generator's core on a clock of half the stream's (experiments/flow.md, "The
 # generator's core on a clock of its own"): a timing probe, not a working chip. The five registers of
 # the generator's core (view, masks, context, slides, channels) are moved in Spade's
 # Verilog onto a second PLL output at half the frequency, phase-aligned with the first;
@@ -7,7 +7,7 @@
 # the start pipeline is as short as before and the chip does not work; what it shows is
 # where each clock's paths end up once the core's are charged to the slow one.
 #
-#   docs/experiments/core-clock/run.sh [OPTIONS] [FAST_MHZ [SEED]]   # from the project root
+#   experiments/core-clock/run.sh [OPTIONS] [FAST_MHZ [SEED]]   # from the project root
 #
 # FAST_MHZ (default 100): the fast clock (25 MHz x 4 by default, the core at half of it);
 # placed and routed against 1.1 times both, as the flow does. Synthesis takes about five
@@ -19,7 +19,7 @@
 # terminal. --core REGS moves only the registers named (comma-separated, of view,
 # mask_stage, context, slides, channels) onto the slow clock. `cargo xtask depth
 # build/core-clock/board_top.json --verilog build/core-clock/spade.sv` (with --keep-stream
-# also `--top 'tsume::move_stream::move_stream'`) gives the logic depth by register.
+# also `--top 'tsume::movegen::move_stream::move_stream'`) gives the logic depth by register.
 source "$(dirname "$0")/../common.sh"
 no_route="" pnr=1 keep="" core=""
 args=()
@@ -67,7 +67,7 @@ setparam -set CLKI_DIV 1 -set CLKFB_DIV $fb -set CLKOP_DIV $op -set CLKOP_CPHASE
 setparam -set CLOCKS_PER_BIT $cpb -set TIMEOUT_BITS 2000 board_top/board_config_0
 synth_ecp5 -top board_top -run begin:coarse
 proc
-${keep:+setattr -mod -set keep_hierarchy 1 \\tsume::move_stream::move_stream}
+${keep:+setattr -mod -set keep_hierarchy 1 \\tsume::movegen::move_stream::move_stream}
 flatten -noscopeinfo
 synth_ecp5 -top board_top -run coarse: -json "$out/board_top.json"
 EOF

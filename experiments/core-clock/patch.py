@@ -24,7 +24,7 @@ def core_on_its_clock(text, core=CORE):
     i = next(
         k
         for k, line in enumerate(lines)
-        if line.startswith("module \\tsume::move_generator::move_generator ")
+        if line.startswith("module \\tsume::movegen::move_generator::move_generator ")
     )
     j = next(k for k in range(i, len(lines)) if lines[k].startswith("endmodule"))
     moved = 0

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The fills as hand-mapped LUT5 pairs (docs/experiments/fills.md, "Fills as LUT5 pairs"): the eight
+# The fills as hand-mapped LUT5 pairs (experiments/fills.md, "Fills as LUT5 pairs"): the eight
 # slide modules of build/spade.sv replaced by gen.py's ECP5 version, proved equivalent by
 # yosys, then the mask stage and the slide stage placed and routed alone.
 #
-#   docs/experiments/lut5-fills/run.sh [SEED]     # from the project root; about ten minutes
+#   experiments/lut5-fills/run.sh [SEED]     # from the project root; about ten minutes
 #
 # build/spade.sv is patched for the block runs and compiled again from the Spade at the end
 # (`cargo xtask hdl --force`), so nothing else may use it meanwhile. Outputs in
@@ -29,13 +29,13 @@ python3 "$here/gen.py" --check > "$out/slides_check.v"
 dirs="n s e w ne se nw sw"
 {
     echo "read_verilog -sv $spade"
-    for d in $dirs; do echo "rename \\tsume::bitboard::slide_$d orig_$d"; done
+    for d in $dirs; do echo "rename \\tsume::movegen::bitboard::slide_$d orig_$d"; done
     echo "read_verilog $out/prims.v"
     echo "read_verilog $out/slides_check.v"
     echo "design -save base"
     for d in $dirs; do
         echo "design -load base"
-        echo "miter -equiv -flatten -make_outputs orig_$d \\tsume::bitboard::slide_$d m_$d"
+        echo "miter -equiv -flatten -make_outputs orig_$d \\tsume::movegen::bitboard::slide_$d m_$d"
         echo "hierarchy -top m_$d"
         echo "proc; opt_clean"
         echo "sat -verify -prove trigger 0 m_$d"
@@ -51,7 +51,7 @@ import sys
 path, new = sys.argv[1], sys.argv[2]
 s = open(path).read()
 for d in ["n", "s", "e", "w", "ne", "se", "nw", "sw"]:
-    i = s.index(f"module \\tsume::bitboard::slide_{d}  (")
+    i = s.index(f"module \\tsume::movegen::bitboard::slide_{d}  (")
     j = s.index("endmodule", i) + len("endmodule")
     s = s[:i] + f"// slide_{d}: the LUT5 version below" + s[j:]
 open(path, "w").write(s + "\n" + open(new).read())

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The channel registers' cone mapped apart for depth inside the flat chip
-# (docs/experiments/pipeline.md, "The channel registers' cone mapped apart, inside the flat chip").
+# (experiments/pipeline.md, "The channel registers' cone mapped apart, inside the flat chip").
 # Synthesis only: three netlists of the same chip and their logic depth by stage.
 #
 #   cargo xtask bitstream --synth-only       # build/spade.sv and build/bitstream/synth.ys
-#   docs/experiments/channel-cone/run.sh     # from the project root; about ten minutes
+#   experiments/channel-cone/run.sh     # from the project root; about ten minutes
 #
 # An argument names another synthesis script of the flow instead of build/bitstream/synth.ys
 # (another board's: the PLL and the UART divider differ). The saved netlist before mapping

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Where the chip's routing goes (docs/experiments/flow.md, "Where the routing goes"): the last
+# Where the chip's routing goes (experiments/flow.md, "Where the routing goes"): the last
 # place and route of `cargo xtask bitstream` run again with its own command (the first line
 # of build/bitstream/pnr.log: same netlist, seed and options, so the same placement and
 # route), writing the routed netlist; then the used pips per tile of the device (a heat map)
 # and per net, summed by the driving cell's block and by fan-out.
 #
-#   docs/experiments/route-heat/run.sh      # from the project root, after a bitstream run;
+#   experiments/route-heat/run.sh      # from the project root, after a bitstream run;
 #                                           # as long as that run's place and route
 #
 # Outputs in build/route-heat/: routed.json, board_top.config, pnr.log, tiles.png,
