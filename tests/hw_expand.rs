@@ -4,7 +4,7 @@
 //! are planted (at plies of either parity, above and below the node; a side to move in
 //! check expanded as an AND node, or now and then as an OR node, whose children are its
 //! evasions that give check, and as OR nodes positions in check picked for having such
-//! evasions), the chip's expansion must equal the model's `machine::expand_node`: every
+//! evasions), the chip's expansion must equal the model's `machine::expand`: every
 //! child's hash (the model's `Keys::after`), the frame written (move words and values, in
 //! stream order), the outcome (child limit, no move, no plies left, or a filled frame),
 //! the length of the list and the probes counted; now and then with a child limit below
@@ -22,10 +22,11 @@ use tsume::chip::expand::{ExpandChip, Outcome};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
 use tsume::rsshogi::types::Move;
-use tsume::solver::machine::{Child, Node, Value, expand_node};
+use tsume::solver::machine::{Child, Node, expand};
 use tsume::solver::moves::node_moves;
 use tsume::solver::table::Table;
 use tsume::solver::values::INF;
+use tsume::solver::values::Value;
 use tsume::solver::zobrist::Keys;
 use tsume::solver::{Config, Kind, Reason};
 
@@ -173,7 +174,7 @@ fn check(
         root_left,
         hash: parent,
     };
-    let model = expand_node(
+    let model = expand(
         board,
         kind,
         node,
@@ -196,7 +197,7 @@ fn check(
             Outcome::NoPlyLeft
         }
         Ok(Some(_)) => Outcome::NoMove,
-        Ok(None) => Outcome::Select,
+        Ok(None) => Outcome::Filled,
     };
 
     // The chip.
@@ -235,7 +236,7 @@ fn check(
         ));
     }
     match want {
-        Outcome::Select => {
+        Outcome::Filled => {
             seen.select += 1;
             for (i, c) in children.iter().enumerate() {
                 let (mv, value) = chip.peek_child(d, i);
@@ -247,7 +248,7 @@ fn check(
                         encode_move(c.mv)
                     ));
                 }
-                if c.value.rep != tsume::solver::machine::REP_NONE {
+                if c.value.rep != tsume::solver::values::REP_NONE {
                     seen.repeated += 1;
                 } else if c.value == Value::NEW {
                     seen.new += 1;

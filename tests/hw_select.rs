@@ -22,10 +22,11 @@ use tsume::position::Position;
 use tsume::problems::load_suite;
 use tsume::random::seed_from_env;
 use tsume::solver::Counters;
-use tsume::solver::machine::{Machine, REP_NONE, Value};
+use tsume::solver::machine::Machine;
 use tsume::solver::select::{Scan, Selection, select};
 use tsume::solver::table::Table;
 use tsume::solver::values::{INF, MAX_FINITE, Pn};
+use tsume::solver::values::{REP_NONE, Value};
 use tsume::solver::{Config, Kind};
 
 /// Frames per default run.
@@ -286,8 +287,7 @@ fn geometry_is_swim_toml() {
     assert_eq!(
         chip.geometry(),
         (config.max_plies, config.max_children),
-        "hdl/search/child_frames.spade (max_plies(), max_children() and the widths that \
-         follow them) is not built for swim.toml [search]"
+        "hdl/search/geometry.spade is not swim.toml [search]: run `cargo xtask gen`"
     );
 }
 

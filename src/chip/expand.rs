@@ -30,16 +30,18 @@ const OP_STORE: u8 = 1;
 const OP_CLEAR: u8 = 2;
 
 /// What an expansion ends with (the model's order: the child limit first, then a node
-/// with no move, then no plies left).
+/// with no move, then no plies left): the chip's `Outcome` (hdl/search/expand.spade), name
+/// for name, its `outcome` port 0 to 3 in this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     /// The frame is filled: go to SELECT.
-    Select,
+    Filled,
     /// More children than a frame holds.
     ChildLimit,
-    /// No move: an OR node is disproven, an AND node a proven leaf.
+    /// No move: an OR node has no check (NO_CHECK), an AND node is a proven leaf
+    /// (PROVEN_LEAF).
     NoMove,
-    /// No plies left at an AND node with evasions: disproven, bounded.
+    /// No plies left at an AND node with evasions: NO_PLY_LEFT (disproven, bounded).
     NoPlyLeft,
 }
 
@@ -49,7 +51,7 @@ pub struct Expanded {
     pub outcome: Outcome,
     /// The length of the move list.
     pub children: usize,
-    /// Table lookups the model counts (0 unless the outcome is [`Outcome::Select`]).
+    /// Table lookups the model counts (0 unless the outcome is [`Outcome::Filled`]).
     pub probes: u64,
     /// Every child's (index, hash) as the chip computed it, in the order they came.
     pub hashes: Vec<(usize, u64)>,
@@ -81,7 +83,7 @@ impl ExpandChip<'_> {
     pub fn write_path(&mut self, ply: usize, hash: u64) {
         let m = self.model_mut();
         m.path_write = 1;
-        m.path_ply = ply as u8;
+        m.path_ply = ply as u16;
         m.path_hash = hash;
         self.tick();
         self.model_mut().path_write = 0;
@@ -128,8 +130,8 @@ impl ExpandChip<'_> {
     }
 
     /// EXPAND of the stored position as the node at ply `ply` of `kind` with `left` plies
-    /// left and a child limit of `max_children` (1 to 128); gives up `max_cycles` after
-    /// the start.
+    /// left and a child limit of `max_children` (1 to 1024, at most the frames'
+    /// `max_children`); gives up `max_cycles` after the start.
     pub fn expand(
         &mut self,
         ply: usize,
@@ -139,8 +141,8 @@ impl ExpandChip<'_> {
         max_cycles: u64,
     ) -> anyhow::Result<Expanded> {
         ensure!(
-            (1..=128).contains(&max_children),
-            "a child limit of {max_children}: the frames hold 1 to 128"
+            (1..=1024).contains(&max_children),
+            "a child limit of {max_children}: the chip takes 1 to 1024"
         );
         self.wait("table", |m| m.tt_ready == 1)?;
         ensure!(
@@ -150,10 +152,10 @@ impl ExpandChip<'_> {
         ensure!(self.model().busy == 0, "an expansion is under way");
         let m = self.model_mut();
         m.start = 1;
-        m.ply = ply as u8;
+        m.ply = ply as u16;
         m.left = left as u16;
         m.and_node = u8::from(kind == Kind::And);
-        m.max_children = max_children as u8;
+        m.max_children = max_children as u16;
         self.tick();
         self.model_mut().start = 0;
         let mut cycles = 1;
@@ -175,7 +177,7 @@ impl ExpandChip<'_> {
         }
         let m = self.model();
         let outcome = match m.outcome {
-            0 => Outcome::Select,
+            0 => Outcome::Filled,
             1 => Outcome::ChildLimit,
             2 => Outcome::NoMove,
             _ => Outcome::NoPlyLeft,

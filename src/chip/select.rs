@@ -7,9 +7,9 @@ use marlin::spade::prelude::*;
 
 use crate::chip::{Chip, ClockedModel, clocked_model};
 use crate::solver::Kind;
-use crate::solver::machine::{REP_NONE, Value};
 use crate::solver::select::{Scan, Selection};
 use crate::solver::values::Pn;
+use crate::solver::values::Value;
 
 /// The child-frame memory and the SELECT scan (`hdl/search/select_top.spade`).
 #[spade(src = "hdl/search/select_top.spade", name = "select_top")]
@@ -21,7 +21,7 @@ frame_peek_model!(SelectTop);
 /// The tops with the child-frame memory's read-back port (`peek_ply`, `peek_index` in; the
 /// entry out a cycle later).
 pub trait FramePeekModel<'ctx>: ClockedModel<'ctx> {
-    fn set_peek(&mut self, ply: u8, index: u8);
+    fn set_peek(&mut self, ply: u16, index: u16);
     /// The entry read back: move word and value.
     fn peeked(&self) -> (u16, Value);
 }
@@ -30,16 +30,16 @@ pub trait FramePeekModel<'ctx>: ClockedModel<'ctx> {
 macro_rules! frame_peek_model {
     ($top:ident) => {
         impl<'ctx> $crate::chip::select::FramePeekModel<'ctx> for $top<'ctx> {
-            fn set_peek(&mut self, ply: u8, index: u8) {
+            fn set_peek(&mut self, ply: u16, index: u16) {
                 self.peek_ply = ply;
                 self.peek_index = index;
             }
-            fn peeked(&self) -> (u16, $crate::solver::machine::Value) {
-                let value = $crate::solver::machine::Value {
+            fn peeked(&self) -> (u16, $crate::solver::values::Value) {
+                let value = $crate::solver::values::Value {
                     pn: self.peek_pn,
                     dn: self.peek_dn,
                     len: self.peek_len,
-                    rep: $crate::chip::select::rep_from_chip(self.peek_rep),
+                    rep: self.peek_rep,
                     bounded: self.peek_bounded == 1,
                 };
                 (self.peek_mv, value)
@@ -53,35 +53,9 @@ impl<'ctx, M: FramePeekModel<'ctx>> Chip<'ctx, M> {
     /// Reads child `index` of the frame at ply `ply` back (one cycle, the frame memory's
     /// other users idle).
     pub fn peek_child(&mut self, ply: usize, index: usize) -> (u16, Value) {
-        self.model_mut().set_peek(ply as u8, index as u8);
+        self.model_mut().set_peek(ply as u16, index as u16);
         self.tick();
         self.model().peeked()
-    }
-}
-
-/// `rep` on the chip: 7 bits, a ply index (0 to 126) or all ones for none.
-pub const CHIP_REP_NONE: u8 = 127;
-
-/// The chip's `rep` of a model's `rep` ([`REP_NONE`] is all ones). Panics on a ply the 7
-/// bits cannot hold (the frames hold at most 64 plies).
-pub fn rep_to_chip(rep: u16) -> u8 {
-    if rep == REP_NONE {
-        CHIP_REP_NONE
-    } else {
-        assert!(
-            rep < u16::from(CHIP_REP_NONE),
-            "rep {rep} beyond the chip's 7 bits"
-        );
-        rep as u8
-    }
-}
-
-/// The model's `rep` of the chip's.
-pub fn rep_from_chip(rep: u8) -> u16 {
-    if rep == CHIP_REP_NONE {
-        REP_NONE
-    } else {
-        u16::from(rep)
     }
 }
 
@@ -114,13 +88,13 @@ impl SelectChip<'_> {
     pub fn write_child(&mut self, ply: usize, index: usize, mv: u16, v: &Value) {
         let m = self.model_mut();
         m.write = 1;
-        m.w_ply = ply as u8;
-        m.w_index = index as u8;
+        m.w_ply = ply as u16;
+        m.w_index = index as u16;
         m.w_mv = mv;
         m.w_pn = v.pn;
         m.w_dn = v.dn;
         m.w_len = v.len;
-        m.w_rep = rep_to_chip(v.rep);
+        m.w_rep = v.rep;
         m.w_bounded = u8::from(v.bounded);
         self.tick();
         self.model_mut().write = 0;
@@ -140,8 +114,8 @@ impl SelectChip<'_> {
         ensure!(self.model().ready == 1, "the scan is busy: no start taken");
         let m = self.model_mut();
         m.start = 1;
-        m.ply = ply as u8;
-        m.n = u8::try_from(n)?;
+        m.ply = ply as u16;
+        m.n = u16::try_from(n)?;
         m.and_node = u8::from(kind == Kind::And);
         m.th_pn = th_pn;
         m.th_dn = th_dn;
@@ -164,7 +138,7 @@ impl SelectChip<'_> {
                 pn,
                 dn,
                 len: m.r_len,
-                rep: rep_from_chip(m.r_rep),
+                rep: m.r_rep,
                 bounded: m.r_bounded == 1,
             })
         } else {

@@ -16,8 +16,8 @@ use crate::bus;
 use crate::chip::select::frame_peek_model;
 use crate::chip::{Chip, bus_model};
 use crate::position::Position;
-use crate::solver::machine::Value;
 use crate::solver::table::Found;
+use crate::solver::values::Value;
 use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk};
 
 /// The search on chip (`solver_top`).
@@ -216,13 +216,13 @@ impl<'ctx> ChipSearcher<'ctx> {
     }
 }
 
-/// The chip's `rep` (7 bits, 127 none) in the model's terms.
+/// The root's value on the chip's ports (`r_rep` in the model's terms).
 fn value_of(m: &SolverTop) -> Value {
     Value {
         pn: m.r_pn,
         dn: m.r_dn,
         len: m.r_len,
-        rep: crate::chip::select::rep_from_chip(m.r_rep),
+        rep: m.r_rep,
         bounded: m.r_bounded == 1,
     }
 }
@@ -237,7 +237,7 @@ impl Searcher for ChipSearcher<'_> {
         self.wait("table", |m| m.tt_ready == 1)?;
         let m = self.chip.model_mut();
         m.table_bits = self.config.tt_index_bits as u8;
-        m.max_children = self.config.max_children as u8;
+        m.max_children = self.config.max_children as u16;
         self.pulse(|m| m.clear = 1, |m| m.clear = 0);
         self.wait("table", |m| m.tt_ready == 1)
     }
@@ -292,6 +292,7 @@ impl Searcher for ChipSearcher<'_> {
         }
         self.chip.model_mut().stop = 0;
         let m = self.chip.model();
+        // How the search ended (the chip's `Ended`, hdl/search/controller.spade).
         match m.result {
             0 => Ok(value_of(m)),
             1 => Err(Reason::NodeLimit { nodes: node_limit }),
@@ -362,7 +363,7 @@ impl Searcher for ChipSearcher<'_> {
         let complete = self.chip.model().walk_complete == 1;
         let mut moves = Vec::with_capacity(len);
         for i in 0..len {
-            self.chip.model_mut().line_index = i as u8;
+            self.chip.model_mut().line_index = i as u16;
             self.chip.tick();
             let word = self.chip.model().line_mv;
             moves.push(

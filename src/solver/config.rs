@@ -1,4 +1,5 @@
-//! The search's geometry (`[search]` in swim.toml) and the limits of one solve.
+//! The search's geometry (`[search]` in swim.toml), the chip's Spade file of it
+//! ([`GEOMETRY_FILE`]), and the limits of one solve.
 
 use std::path::Path;
 
@@ -6,6 +7,10 @@ use anyhow::bail;
 use serde::Deserialize;
 
 use super::moves::Kind;
+
+/// The Spade source of the search's geometry, generated from swim.toml `[search]` by
+/// `cargo xtask gen` ([`Config::spade_geometry`]).
+pub const GEOMETRY_FILE: &str = "hdl/search/geometry.spade";
 
 /// Table geometry and capacities: what the chip builds its memories from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -75,6 +80,126 @@ impl Config {
     pub fn tt_entries(&self) -> usize {
         (1usize << self.tt_index_bits) * self.tt_ways
     }
+
+    /// Bits of a ply index on chip (plies 0 to `max_plies - 1`).
+    pub fn ply_bits(&self) -> u32 {
+        bits_to_fit(self.max_plies - 1).max(1)
+    }
+
+    /// Bits of a child index on chip (children 0 to `max_children - 1`; at least 2, so that
+    /// a pair of children has an index of its own).
+    pub fn child_bits(&self) -> u32 {
+        bits_to_fit(self.max_children - 1).max(2)
+    }
+
+    /// The chip's frames: one per ply index, `2^ply_bits` (`max_plies` when it is a power
+    /// of two; the host never uses the others).
+    pub fn chip_plies(&self) -> usize {
+        1 << self.ply_bits()
+    }
+
+    /// The chip's geometry as Spade ([`GEOMETRY_FILE`]): the numbers of `[search]` and the
+    /// widths that follow from them, as functions whose values and types the chip's blocks
+    /// take their sizes from (Spade 0.16 has neither constants nor type aliases).
+    pub fn spade_geometry(&self) -> String {
+        let p = self.ply_bits();
+        let i = self.child_bits();
+        let f = self.chip_plies();
+        let bank = 1usize << (p + i - 1);
+        let addr = p + i - 1;
+        let sets = 1u64 << self.tt_index_bits;
+        let (ib, ways, mp, mc) = (
+            self.tt_index_bits,
+            self.tt_ways,
+            self.max_plies,
+            self.max_children,
+        );
+        let rep = p + 1;
+        let rep_none = (1u32 << rep) - 1;
+        format!(
+            "\
+// The search's geometry on chip: swim.toml [search] (docs/search.md, \"Hardware\").
+// Generated from swim.toml by `cargo xtask gen`: do not edit. The test
+// `solver::config::tests::geometry_file_is_the_manifest_s` fails when the two differ.
+//
+// max_plies = {mp}, max_children = {mc}, a table of 2^{ib} sets of {ways} ways. On chip a
+// ply index is uint<{p}> and there are {f} frames (one per index), a child index is uint<{i}>,
+// a child count uint<{i1}>, a `rep` uint<{rep}> (a ply, or all ones for none). Spade 0.16
+// has neither constants nor type aliases: the numbers are the values and the types of the
+// functions below. The search's blocks are generic over their widths and sizes; the tops
+// that marlin drives (ports of fixed widths, wide enough for any geometry) pass their
+// values through `to_ply`, `to_child`, `to_count` and `per_ply`, which fixes them for
+// every block.
+
+use lib::search::transposition_table::transposition_table;
+use lib::search::transposition_table::Command;
+use lib::search::transposition_table::TableOut;
+
+/// swim.toml [search] max_plies: the model's frames, plies 0 to {mp_1}.
+pub fn max_plies() -> uint<11> {{
+    {mp}
+}}
+
+/// swim.toml [search] max_children: children one frame holds.
+pub fn max_children() -> uint<11> {{
+    {mc}
+}}
+
+/// A ply index from a top's port (10 bits: up to 1,024 plies).
+pub fn to_ply(x: uint<10>) -> uint<{p}> {{
+    trunc(x)
+}}
+
+/// A child index from a top's port (10 bits: up to 1,024 children).
+pub fn to_child(x: uint<10>) -> uint<{i}> {{
+    trunc(x)
+}}
+
+/// A child count (0 to max_children) from a top's port (11 bits).
+pub fn to_count(x: uint<11>) -> uint<{i1}> {{
+    trunc(x)
+}}
+
+/// `rep` of a value that depends on no position of the path (the model's REP_NONE): all
+/// ones, above every ply index, so that the least `rep` is an unsigned minimum.
+pub fn rep_none() -> uint<{rep}> {{
+    {rep_none}
+}}
+
+/// One entry per frame (the path's hashes, the line's moves): {f} of them.
+pub fn per_ply<T>(a: [T; {f}]) -> [T; {f}] {{
+    a
+}}
+
+/// A bank of the child frames: one entry per ply and pair of children, addressed
+/// `ply ++ pair` ({addr} bits, {bank} entries); a write port, and a registered read (the
+/// entry at `read` from the next edge on).
+pub entity frame_bank<E>(clk: clock, write: (bool, uint<{addr}>, E), read: uint<{addr}>) -> E {{
+    let mem: Memory<E, {bank}> = inst std::mem::clocked_memory(clk, [write]);
+    reg(clk) entry = inst std::mem::read_memory(mem, read);
+    entry
+}}
+
+/// The transposition table of this geometry: 2^{ib} sets of {ways} ways.
+pub entity table(clk: clock, rst: bool, index_mask: uint<{ib}>, cmd: Option<Command>) -> TableOut {{
+    inst transposition_table::<{ib}, {sets}, {ways}>(clk, rst, index_mask, cmd)
+}}
+
+/// The whole table's index mask: every set.
+pub fn all_sets() -> uint<{ib}> {{
+    {all}
+}}
+",
+            mp_1 = mp - 1,
+            i1 = i + 1,
+            all = sets - 1,
+        )
+    }
+}
+
+/// Bits of an unsigned number up to `n` (0 for 0).
+fn bits_to_fit(n: usize) -> u32 {
+    usize::BITS - n.leading_zeros()
 }
 
 /// Which side the root's side to move plays.
@@ -136,6 +261,38 @@ mod tests {
         assert!(c.tt_entries() >= 1024);
         assert_eq!(c.with_tt_entries(1 << 20).tt_entries(), 1 << 20);
         assert_eq!(c.with_tt_entries(3).tt_entries(), c.tt_ways);
+    }
+
+    /// The committed geometry file is swim.toml's.
+    #[test]
+    fn geometry_file_is_the_manifest_s() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let config = Config::from_manifest(&root.join("swim.toml")).unwrap();
+        let path = root.join(GEOMETRY_FILE);
+        let committed = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        assert!(
+            committed == config.spade_geometry(),
+            "{GEOMETRY_FILE} is not the geometry of swim.toml [search]: run `cargo xtask gen` \
+             and commit the file"
+        );
+    }
+
+    #[test]
+    fn chip_widths() {
+        let c = Config {
+            tt_index_bits: 12,
+            tt_ways: 4,
+            max_plies: 64,
+            max_children: 128,
+        };
+        assert_eq!((c.ply_bits(), c.child_bits(), c.chip_plies()), (6, 7, 64));
+        let c = Config {
+            max_plies: 33,
+            max_children: 1024,
+            ..c
+        };
+        assert_eq!((c.ply_bits(), c.child_bits(), c.chip_plies()), (6, 10, 64));
     }
 
     #[test]

@@ -10,61 +10,9 @@ use rsshogi::types::Move;
 use super::moves::{Kind, node_moves};
 use super::select::{self, Selection};
 use super::table::Table;
-use super::values::{INF, Pn};
+use super::values::{INF, Pn, REP_NONE, Value};
 use super::zobrist::Keys;
 use super::{Config, Counters, Reason};
-
-/// No repetition: the `rep` of a value that depends on no position of the path.
-pub const REP_NONE: u16 = u16::MAX;
-
-/// What a node (or a child in its parent's frame) is worth.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Value {
-    /// Proof number.
-    pub pn: Pn,
-    /// Disproof number.
-    pub dn: Pn,
-    /// Proven: plies to mate.
-    pub len: u16,
-    /// Disproven: the shallowest ply of the path whose position the disproof found
-    /// repeated ([`REP_NONE`]: none).
-    pub rep: u16,
-    /// Disproven: the disproof reached a defender with no plies left (no mate within the
-    /// plies left, not final for a deeper search).
-    pub bounded: bool,
-}
-
-impl Value {
-    /// A position not yet expanded (not in the table): pn = dn = 1.
-    pub const NEW: Value = Value {
-        pn: 1,
-        dn: 1,
-        len: 0,
-        rep: REP_NONE,
-        bounded: false,
-    };
-    const PROVEN_LEAF: Value = Value {
-        pn: 0,
-        dn: INF,
-        len: 0,
-        rep: REP_NONE,
-        bounded: false,
-    };
-    const NO_CHECK: Value = Value {
-        pn: INF,
-        dn: 0,
-        len: 0,
-        rep: REP_NONE,
-        bounded: false,
-    };
-    const NO_PLY_LEFT: Value = Value {
-        pn: INF,
-        dn: 0,
-        len: 0,
-        rep: REP_NONE,
-        bounded: true,
-    };
-}
 
 /// One child in its parent's frame.
 #[derive(Debug, Clone, Copy)]
@@ -221,7 +169,7 @@ impl<'a> Machine<'a> {
 
     /// Expand: one move list; terminal nodes return at once; otherwise every child gets a
     /// value (a repetition of the path, a table entry, or a new node) in stream order
-    /// ([`expand_node`]).
+    /// ([`expand`](fn@expand)).
     fn expand(&mut self) -> Result<State, Reason> {
         let d = self.depth;
         let kind = self.frames[d].kind;
@@ -229,7 +177,7 @@ impl<'a> Machine<'a> {
         let parent = self.frames[d].hash;
         let mut children = std::mem::take(&mut self.frames[d].children);
         let frames = &self.frames;
-        let expanded = expand_node(
+        let expanded = expand(
             &self.board,
             kind,
             Node {
@@ -359,7 +307,7 @@ pub struct Node {
 /// its entry or [`Value::NEW`]. `Ok(Some(value))`: the node returns that value at once;
 /// `Ok(None)`: the frame is filled (go to SELECT).
 #[allow(clippy::too_many_arguments)]
-pub fn expand_node(
+pub fn expand(
     board: &Board,
     kind: Kind,
     node: Node,

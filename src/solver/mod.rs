@@ -2,7 +2,8 @@
 //! runs it (docs/search.md is the specification both implement).
 //!
 //! - [`config`]: the geometry of `[search]` in swim.toml and the limits of a solve.
-//! - [`values`]: proof and disproof numbers, saturating, with an explicit infinity.
+//! - [`values`]: proof and disproof numbers, saturating, with an explicit infinity, and a
+//!   node's [`Value`](values::Value) (the chip's `hdl/search/values.spade`).
 //! - [`zobrist`]: the position hash (splitmix64 keys, incremental update).
 //! - [`table`]: the set-associative transposition table and its replacement rule.
 //! - [`moves`]: a node's children and their order (`order_children`).
@@ -151,9 +152,9 @@ pub trait Searcher {
         kind: Kind,
         plies: u32,
         node_limit: u64,
-    ) -> Result<machine::Value, Reason>;
+    ) -> Result<values::Value, Reason>;
     /// The root's children after the last search, with their values in its frame.
-    fn root_children(&mut self) -> Result<Vec<(Move, machine::Value)>, Reason>;
+    fn root_children(&mut self) -> Result<Vec<(Move, values::Value)>, Reason>;
     /// A table read that no counter counts (the line's).
     fn lookup(&mut self, key: u64) -> Result<Option<table::Found>, Reason>;
     /// The counters of the solve so far.
@@ -315,7 +316,7 @@ impl Searcher for Solver {
         kind: Kind,
         plies: u32,
         node_limit: u64,
-    ) -> Result<machine::Value, Reason> {
+    ) -> Result<values::Value, Reason> {
         let mut machine =
             Machine::new(self.config, &mut self.table, &mut self.counters, node_limit)
                 .with_stop(self.stop.as_deref());
@@ -325,7 +326,7 @@ impl Searcher for Solver {
         value
     }
 
-    fn root_children(&mut self) -> Result<Vec<(Move, machine::Value)>, Reason> {
+    fn root_children(&mut self) -> Result<Vec<(Move, values::Value)>, Reason> {
         Ok(self.root.iter().map(|c| (c.mv, c.value)).collect())
     }
 

@@ -6,9 +6,8 @@
 //! (`hdl/search/select.spade`) computes the same [`Scan`] and `tests/hw_select.rs` compares
 //! the two on random frames.
 
-use super::machine::{REP_NONE, Value};
 use super::moves::Kind;
-use super::values::{INF, Pn, add, second_plus_one, share};
+use super::values::{INF, Pn, REP_NONE, Value, add, second_plus_one, share};
 
 /// What SELECT decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

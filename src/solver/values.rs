@@ -1,5 +1,6 @@
 //! Proof and disproof numbers: 32-bit saturating unsigned integers with an explicit
-//! infinity, and the threshold arithmetic of the search (docs/search.md, "Numbers").
+//! infinity, the threshold arithmetic of the search (docs/search.md, "Numbers"), and a
+//! node's value. The chip's twin is `hdl/search/values.spade`.
 
 /// A proof or disproof number.
 pub type Pn = u32;
@@ -40,6 +41,63 @@ pub fn share(th: Pn, sum: Pn, child: Pn) -> Pn {
         debug_assert!(sum < th && child <= sum, "share({th}, {sum}, {child})");
         th - (sum - child)
     }
+}
+
+/// No repetition: the `rep` of a value that depends on no position of the path (all ones,
+/// above every ply, so that the least `rep` is an unsigned minimum; the chip's
+/// `rep_none()`, of its own width, in `hdl/search/geometry.spade`).
+pub const REP_NONE: u16 = u16::MAX;
+
+/// What a node (or a child in its parent's frame) is worth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Value {
+    /// Proof number.
+    pub pn: Pn,
+    /// Disproof number.
+    pub dn: Pn,
+    /// Proven: plies to mate.
+    pub len: u16,
+    /// Disproven: the shallowest ply of the path whose position the disproof found
+    /// repeated ([`REP_NONE`]: none).
+    pub rep: u16,
+    /// Disproven: the disproof reached a defender with no plies left (no mate within the
+    /// plies left, not final for a deeper search).
+    pub bounded: bool,
+}
+
+impl Value {
+    /// A position not yet expanded (not in the table): pn = dn = 1.
+    pub const NEW: Value = Value {
+        pn: 1,
+        dn: 1,
+        len: 0,
+        rep: REP_NONE,
+        bounded: false,
+    };
+    /// An AND node with no evasion: mated, proven with length 0.
+    pub const PROVEN_LEAF: Value = Value {
+        pn: 0,
+        dn: INF,
+        len: 0,
+        rep: REP_NONE,
+        bounded: false,
+    };
+    /// An OR node with no check: disproven, final.
+    pub const NO_CHECK: Value = Value {
+        pn: INF,
+        dn: 0,
+        len: 0,
+        rep: REP_NONE,
+        bounded: false,
+    };
+    /// An AND node with no ply left: disproven within the plies left (bounded).
+    pub const NO_PLY_LEFT: Value = Value {
+        pn: INF,
+        dn: 0,
+        len: 0,
+        rep: REP_NONE,
+        bounded: true,
+    };
 }
 
 #[cfg(test)]

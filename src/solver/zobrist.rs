@@ -46,7 +46,7 @@ pub const ROM_WHITE: usize = ROM_HAND + 2 * HAND_KEYS;
 /// ROM address of `plies[0]`.
 pub const ROM_PLIES: usize = ROM_WHITE + 1;
 
-/// The Spade source of the key ROM, generated from these keys by `cargo xtask keys`.
+/// The Spade source of the key ROM, generated from these keys by `cargo xtask gen`.
 pub const ROM_FILE: &str = "hdl/search/zobrist_keys.spade";
 
 /// ROM address of `hand[colour][piece][count]` (`colour` 0 black, 1 white; `piece` 0..7 in
@@ -123,7 +123,7 @@ impl Keys {
             out,
             "\
 // The Zobrist keys of the position hash (docs/search.md, \"The position hash\") as a ROM.
-// Generated from src/solver/zobrist.rs by `cargo xtask keys`: do not edit. The test
+// Generated from src/solver/zobrist.rs by `cargo xtask gen`: do not edit. The test
 // `solver::zobrist::tests::rom_file_holds_the_models_keys` fails when the two differ.
 //
 // The {ROM_KEYS} keys of 64 bits are stored in the order they are drawn from splitmix64:
@@ -316,7 +316,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         assert!(
             committed == Keys::get().spade_rom(),
-            "{ROM_FILE} is not the ROM of src/solver/zobrist.rs: run `cargo xtask keys` and \
+            "{ROM_FILE} is not the ROM of src/solver/zobrist.rs: run `cargo xtask gen` and \
              commit the file"
         );
     }

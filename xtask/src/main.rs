@@ -3,8 +3,8 @@
 mod analyse;
 mod bench;
 mod fpga;
+mod generate;
 mod hdl;
-mod keys;
 mod lint;
 mod run;
 mod setup;
@@ -32,9 +32,12 @@ Tasks in detail:
           (build/spade.sv): main.spade is the `tsume` namespace, X.spade is `tsume::X`.
           Skipped when the output is newer than every source and swim.toml; runs setup
           first when the compiler is missing.
-  keys    Writes hdl/search/zobrist_keys.spade, the chip's ROM of the 3,369 Zobrist keys of
-          the position hash, from the model's keys (src/solver/zobrist.rs); the file is
-          committed and a library test fails when the two differ.
+  gen     Writes the chip's generated Spade files: hdl/search/zobrist_keys.spade, the ROM of
+          the 3,369 Zobrist keys of the position hash, from the model's keys
+          (src/solver/zobrist.rs), and hdl/search/geometry.spade, the search's geometry
+          (frames, children, widths, the table's sets and ways) from swim.toml [search]. Run
+          it after changing either; the files are committed and library tests fail when they
+          differ from what the model and swim.toml give. (`keys` is another name for it.)
   lint    cargo fmt --all --check, then cargo clippy --workspace --all-targets -D warnings.
   test    lint (unless --no-lint), setup, hdl, then cargo test --workspace with .tools/bin
           first on PATH; arguments after the options go to cargo test. Exits with cargo
@@ -154,8 +157,10 @@ enum Task {
     /// Compile hdl/*.spade to build/spade.sv with the pinned Spade compiler (the same sources
     /// give the same Verilog: the compiler's made-up names are numbered anew).
     Hdl(hdl::HdlArgs),
-    /// Write the Zobrist key ROM (hdl/search/zobrist_keys.spade) from src/solver/zobrist.rs.
-    Keys,
+    /// Write the generated Spade files: the Zobrist key ROM (from src/solver/zobrist.rs) and
+    /// the search's geometry (from swim.toml [search]).
+    #[command(alias = "keys")]
+    Gen,
     /// cargo fmt --check and cargo clippy with warnings as errors.
     Lint,
     /// Lint, setup, hdl, then cargo test --workspace (the project's test command).
@@ -185,7 +190,7 @@ fn main() -> ExitCode {
     let result = match &cli.task {
         Task::Setup => setup::run(),
         Task::Hdl(args) => hdl::run(args),
-        Task::Keys => keys::run(),
+        Task::Gen => generate::run(),
         Task::Lint => lint::run(),
         Task::Test(args) => test::run(args),
         Task::Sim(args) => sim::run(args),

@@ -1,0 +1,51 @@
+//! `cargo xtask gen`: the chip's generated Spade files, written from the model and swim.toml:
+//! the Zobrist key ROM (`hdl/search/zobrist_keys.spade`, from the keys of
+//! `src/solver/zobrist.rs`) and the search's geometry (`hdl/search/geometry.spade`, from
+//! swim.toml `[search]`). The files are committed; tests of the library fail when they
+//! differ from what the model and the manifest generate.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use tsume::solver::Config;
+use tsume::solver::config::GEOMETRY_FILE;
+use tsume::solver::zobrist::{Keys, ROM_FILE, ROM_KEYS};
+
+use crate::util;
+
+pub fn run() -> Result<()> {
+    let root = util::project_root();
+    let config = Config::from_manifest(&root.join("swim.toml"))?;
+    write(
+        &root,
+        ROM_FILE,
+        &Keys::get().spade_rom(),
+        &format!("{ROM_KEYS} keys of src/solver/zobrist.rs"),
+    )?;
+    write(
+        &root,
+        GEOMETRY_FILE,
+        &config.spade_geometry(),
+        &format!(
+            "swim.toml [search]: {} plies, {} children, 2^{} sets of {} ways",
+            config.max_plies, config.max_children, config.tt_index_bits, config.tt_ways
+        ),
+    )
+}
+
+/// Writes `text` to `file` under `root` unless it holds it already.
+fn write(root: &Path, file: &str, text: &str, what: &str) -> Result<()> {
+    let path = root.join(file);
+    if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+        eprintln!("gen: {file} up to date ({what})");
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    eprintln!("gen: wrote {file} ({what})");
+    Ok(())
+}
