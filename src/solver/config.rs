@@ -54,6 +54,26 @@ impl Config {
         Ok(())
     }
 
+    /// Rejects a geometry the chip cannot be built with (the model takes more): the
+    /// repetition check's ply arithmetic needs ply indices of 4 bits at least, and
+    /// EXPAND counts a move list in 10 bits.
+    pub fn check_chip(&self) -> anyhow::Result<()> {
+        self.check()?;
+        if self.max_plies < 9 {
+            bail!(
+                "max_plies = {}: the chip needs 9 at least (ply indices of 4 bits)",
+                self.max_plies
+            );
+        }
+        if self.max_children > 512 {
+            bail!(
+                "max_children = {}: the chip takes 512 at most (EXPAND counts a list in 10 bits)",
+                self.max_children
+            );
+        }
+        Ok(())
+    }
+
     /// The same geometry with a table of about `entries` entries: the same ways, and the
     /// largest power-of-two number of sets whose entries do not exceed `entries` (one
     /// set at least).
@@ -268,6 +288,7 @@ mod tests {
     fn geometry_file_is_the_manifest_s() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let config = Config::from_manifest(&root.join("swim.toml")).unwrap();
+        config.check_chip().unwrap();
         let path = root.join(GEOMETRY_FILE);
         let committed = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
@@ -293,6 +314,18 @@ mod tests {
             ..c
         };
         assert_eq!((c.ply_bits(), c.child_bits(), c.chip_plies()), (6, 10, 64));
+        // The model takes 1,024 children and 2 plies; the chip does not.
+        assert!(c.check().is_ok());
+        let e = c.check_chip().unwrap_err().to_string();
+        assert!(e.contains("max_children = 1024"), "{e}");
+        let few = Config {
+            max_plies: 8,
+            max_children: 128,
+            ..c
+        };
+        assert!(few.check().is_ok());
+        let e = few.check_chip().unwrap_err().to_string();
+        assert!(e.contains("max_plies = 8"), "{e}");
     }
 
     #[test]

@@ -17,6 +17,9 @@ use crate::util;
 pub fn run() -> Result<()> {
     let root = util::project_root();
     let config = Config::from_manifest(&root.join("swim.toml"))?;
+    config
+        .check_chip()
+        .context("swim.toml [search] cannot build the chip")?;
     write(
         &root,
         ROM_FILE,
