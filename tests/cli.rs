@@ -6,10 +6,9 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use common::{json_lines, text, xtask, xtask_with_input};
+use common::{TempFile, json_lines, text, xtask, xtask_with_input};
 use serde_json::Value;
 use tsume::position::{Position, PositionError};
 use tsume::reference::{MoveSet, tsume_moves};
@@ -31,26 +30,6 @@ fn sim(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run xtask sim")
-}
-
-/// A file of positions for `--positions`, removed when dropped.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(name: &str, content: &str) -> TempFile {
-        let path = std::env::temp_dir().join(format!("tsume-cli-{}-{name}", std::process::id()));
-        std::fs::write(&path, content).expect("write temp file");
-        TempFile(path)
-    }
-    fn path(&self) -> &str {
-        self.0.to_str().expect("UTF-8 temp path")
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
 
 fn reference(sfen: &str) -> (Position, MoveSet) {
@@ -95,8 +74,9 @@ fn json_lines_keep_the_input_order_and_report_bad_lines() {
         NOT_TO_MOVE_IN_CHECK,
     ];
     let file = TempFile::new(
+        "cli",
         "positions.txt",
-        &format!(
+        format!(
             "# comment lines and blank lines are skipped\n\n{}\n\n# end\n",
             lines.join("\n")
         ),
@@ -142,7 +122,7 @@ fn json_lines_keep_the_input_order_and_report_bad_lines() {
 
 #[test]
 fn good_positions_exit_zero() {
-    let file = TempFile::new("good.txt", &format!("{CHECKS}\n{EVASIONS}\n"));
+    let file = TempFile::new("cli", "good.txt", format!("{CHECKS}\n{EVASIONS}\n"));
     let out = sim(&["--engine", "model", "--positions", file.path(), "--json"]);
     assert!(out.status.success(), "stderr:\n{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).lines().count(), 2);
@@ -284,7 +264,7 @@ fn a_bad_abc9_script_is_refused_before_any_tool_runs() {
 #[test]
 fn the_hardware_engine_answers_like_the_reference_with_cycles() {
     let lines = [CHECKS, NOT_SFEN, EVASIONS, MATED];
-    let file = TempFile::new("hardware.txt", &lines.join("\n"));
+    let file = TempFile::new("cli", "hardware.txt", lines.join("\n"));
     let out = sim(&["--positions", file.path(), "--json"]);
     assert_eq!(
         out.status.code(),
@@ -407,7 +387,7 @@ fn a_waveform_that_cannot_be_written_is_an_error() {
 /// file of the run.
 #[test]
 fn the_waveform_is_written_and_its_model_announced() {
-    let vcd = TempFile::new("wave.vcd", "");
+    let vcd = TempFile::new("cli", "wave.vcd", "");
     let out = sim(&["--vcd", vcd.path(), "--sfen", CHECKS]);
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
@@ -437,7 +417,7 @@ fn run_and_sim_print_the_same_json() {
         MATED,
     ];
     let content = lines.join("\n");
-    let file = TempFile::new("same-json.txt", &content);
+    let file = TempFile::new("cli", "same-json.txt", &content);
     let sim_out = sim(&["--positions", file.path(), "--json"]);
     let run_out = xtask_with_input(&["run", "--sim", "--positions", "-", "--json"], &content);
     assert_eq!(sim_out.status.code(), Some(1), "{}", text(&sim_out.stderr));

@@ -9,11 +9,10 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{json_lines, text, xtask, xtask_with_input};
+use common::{TempFile, json_lines, text, xtask, xtask_with_input};
 use tsume::position::Position;
 use tsume::rsshogi::types::Move;
 use tsume::solver::Kind;
@@ -35,27 +34,6 @@ fn solve(args: &[&str], stdin: &str) -> Output {
         .chain(args.iter().copied())
         .collect();
     xtask_with_input(&args, stdin)
-}
-
-/// A file removed when dropped.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(name: &str, content: &[u8]) -> TempFile {
-        let path = std::env::temp_dir().join(format!("tsume-front-{}-{name}", std::process::id()));
-        std::fs::write(&path, content).expect("write temp file");
-        TempFile(path)
-    }
-    fn path(&self) -> &str {
-        self.0.to_str().expect("UTF-8 temp path")
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn moves(pv: &serde_json::Value) -> Vec<Move> {
@@ -173,7 +151,7 @@ fn a_line_not_proven_shortest_says_so() {
 /// a byte-order mark before the first line is no part of it.
 #[test]
 fn empty_and_marked_position_files() {
-    let empty = TempFile::new("empty.txt", b"# only a comment\n\n");
+    let empty = TempFile::new("front", "empty.txt", b"# only a comment\n\n");
     for args in [
         vec!["solve", "--engine", "model", "--positions", empty.path()],
         vec!["sim", "--engine", "model", "--positions", empty.path()],
@@ -192,7 +170,7 @@ fn empty_and_marked_position_files() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("no positions in standard input"));
 
-    let marked = TempFile::new("bom.txt", format!("\u{feff}{MATE1}\n").as_bytes());
+    let marked = TempFile::new("front", "bom.txt", format!("\u{feff}{MATE1}\n").as_bytes());
     let out = solve(&["--positions", marked.path(), "--json"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
@@ -309,7 +287,7 @@ fn the_engines_are_chip_and_model() {
 /// long problem after it is still being searched.
 #[test]
 fn the_suite_prints_each_row_when_it_is_solved() {
-    let dir = TempFile::new("suite", b"");
+    let dir = TempFile::new("front", "suite", b"");
     let _ = std::fs::remove_file(&dir.0);
     std::fs::create_dir_all(&dir.0).unwrap();
     std::fs::write(

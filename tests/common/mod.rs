@@ -253,3 +253,26 @@ pub fn json_lines(stdout: &str) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
         .collect()
 }
+
+/// A file (or a folder a test made at its path) in the temporary folder, removed when
+/// dropped; `tag` names the test binary, so that parallel binaries do not meet.
+pub struct TempFile(pub PathBuf);
+
+impl TempFile {
+    pub fn new(tag: &str, name: &str, content: impl AsRef<[u8]>) -> TempFile {
+        let path = std::env::temp_dir().join(format!("tsume-{tag}-{}-{name}", std::process::id()));
+        std::fs::write(&path, content).expect("write temp file");
+        TempFile(path)
+    }
+
+    pub fn path(&self) -> &str {
+        self.0.to_str().expect("UTF-8 temp path")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
