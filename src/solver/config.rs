@@ -140,7 +140,7 @@ impl Config {
             "\
 // The search's geometry on chip: swim.toml [search] (docs/search.md, \"Hardware\").
 // Generated from swim.toml by `cargo xtask gen`: do not edit. The test
-// `solver::config::tests::geometry_file_is_the_manifest_s` fails when the two differ.
+// `solver::config::tests::the_geometry_file_is_generated_from_the_manifest` fails when the two differ.
 //
 // max_plies = {mp}, max_children = {mc}, a table of 2^{ib} sets of {ways} ways. On chip a
 // ply index is uint<{p}> and there are {f} frames (one per index), a child index is uint<{i}>,
@@ -285,7 +285,7 @@ mod tests {
 
     /// The committed geometry file is swim.toml's.
     #[test]
-    fn geometry_file_is_the_manifest_s() {
+    fn the_geometry_file_is_generated_from_the_manifest() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let config = Config::from_manifest(&root.join("swim.toml")).unwrap();
         config.check_chip().unwrap();
