@@ -37,10 +37,6 @@ const PLIES: usize = 64;
 /// The checks of this position are more than a frame holds (593 legal moves).
 const CROWDED: &str = "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1";
 
-fn config() -> Config {
-    Config::from_manifest(&common::root().join("swim.toml")).expect("swim.toml [search]")
-}
-
 /// A value a table entry may hold: proven, disproven (bounded or not) or unsolved.
 fn entry(rng: &mut StdRng) -> (u32, u32, u16, bool) {
     match rng.random_range(0..4) {
@@ -275,7 +271,7 @@ fn expansions_match_the_model() {
     let seed = seed_from_env();
     let mut rng = StdRng::seed_from_u64(seed);
     let mut generator = TsumeGenerator::new(seed);
-    let cfg = config();
+    let cfg = common::search_config();
     let runtime = common::runtime();
     let mut chip = ExpandChip::new(&runtime, None).expect("expand_top");
     let mut seen = Seen::default();

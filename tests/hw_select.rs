@@ -22,12 +22,12 @@ use tsume::position::Position;
 use tsume::problems::load_suite;
 use tsume::random::seed_from_env;
 use tsume::solver::Counters;
+use tsume::solver::Kind;
 use tsume::solver::machine::Machine;
 use tsume::solver::select::{Scan, Selection, select};
 use tsume::solver::table::Table;
 use tsume::solver::values::{INF, MAX_FINITE, Pn};
 use tsume::solver::values::{REP_NONE, Value};
-use tsume::solver::{Config, Kind};
 
 /// Frames per default run.
 const FRAMES: usize = 20_000;
@@ -48,10 +48,6 @@ struct Scanned {
     th_pn: Pn,
     th_dn: Pn,
     children: Children,
-}
-
-fn config() -> Config {
-    Config::from_manifest(&common::root().join("swim.toml")).expect("swim.toml [search]")
 }
 
 /// A number from the corners or from anywhere.
@@ -281,7 +277,7 @@ fn cases(kind: Kind, children: &[Value], scan: &Scan) -> Vec<&'static str> {
 
 #[test]
 fn geometry_is_swim_toml() {
-    let config = config();
+    let config = common::search_config();
     let runtime = common::runtime();
     let mut chip = SelectChip::new(&runtime, None).expect("select_top model");
     assert_eq!(
@@ -293,7 +289,7 @@ fn geometry_is_swim_toml() {
 
 #[test]
 fn scans_equal_the_model() {
-    let config = config();
+    let config = common::search_config();
     let (plies, max_children) = (config.max_plies, config.max_children);
     let runtime = common::runtime();
     let mut chip = SelectChip::new(&runtime, None).expect("select_top model");
@@ -401,7 +397,7 @@ fn scans_equal_the_model() {
 
 #[test]
 fn frames_of_real_solves_equal_the_model() {
-    let config = config();
+    let config = common::search_config();
     let runtime = common::runtime();
     let mut chip = SelectChip::new(&runtime, None).expect("select_top model");
     let problems = load_suite(&common::root().join("problems")).expect("the suite");

@@ -32,10 +32,6 @@ const SMALL_TABLE_BITS: u32 = 1;
 const SMALL_TABLE_PROBLEMS: usize = 12;
 const SMALL_TABLE_NODES: u64 = 1_000;
 
-fn config() -> Config {
-    Config::from_manifest(&common::root().join("swim.toml")).expect("swim.toml [search]")
-}
-
 /// The two engines side by side.
 struct Twins<'ctx> {
     chip: ChipSearcher<'ctx>,
@@ -44,7 +40,7 @@ struct Twins<'ctx> {
 
 impl<'ctx> Twins<'ctx> {
     fn new(runtime: &'ctx tsume::marlin::spade::SpadeRuntime) -> Twins<'ctx> {
-        Twins::with_config(runtime, config())
+        Twins::with_config(runtime, common::search_config())
     }
 
     /// The chip searching with `config` (its own geometry or a table of fewer sets), the
@@ -54,7 +50,7 @@ impl<'ctx> Twins<'ctx> {
         config: Config,
     ) -> Twins<'ctx> {
         let chip = SolverChip::new(runtime, None).expect("the solver_top model");
-        let mut chip = ChipSearcher::new(chip, self::config());
+        let mut chip = ChipSearcher::new(chip, common::search_config());
         chip.set_config(config).expect("a geometry the chip takes");
         Twins {
             chip,
@@ -177,11 +173,11 @@ fn smaller_geometry(config: Config, what: &str) -> (Vec<(Position, Outcome)>, Wa
 fn a_small_table_evicts_as_in_the_model() {
     let small = Config {
         tt_index_bits: SMALL_TABLE_BITS,
-        ..config()
+        ..common::search_config()
     };
     let (outcomes, walked) = smaller_geometry(small, "suite with a table of 2 sets");
     // The evictions must change the search: not every counter as with the whole table.
-    let mut whole = Solver::new(config());
+    let mut whole = Solver::new(common::search_config());
     let changed = outcomes
         .iter()
         .filter(|(pos, out)| out.counters != whole.solve(pos, small_limits()).counters)
@@ -212,7 +208,7 @@ fn a_child_limit_and_a_ply_limit_answer_as_in_the_model() {
             "a child limit of 16",
             Config {
                 max_children: 16,
-                ..config()
+                ..common::search_config()
             },
             child_limit,
         ),
@@ -220,7 +216,7 @@ fn a_child_limit_and_a_ply_limit_answer_as_in_the_model() {
             "a ply limit of 3 plies",
             Config {
                 max_plies: 4,
-                ..config()
+                ..common::search_config()
             },
             ply_limit,
         ),
