@@ -80,6 +80,32 @@ impl std::ops::AddAssign for Cycles {
     }
 }
 
+/// A searcher on the chip, here (`solver_top`) or on the board (the link's
+/// `BoardSearcher`): the chip's cycle counters and walks beside the search.
+pub trait OnChip: Searcher {
+    /// Searches from the next solve on with `config`, which the chip must take
+    /// ([`chip_takes`]).
+    fn set_config(&mut self, config: Config) -> Result<(), String>;
+    /// The chip's cycle counters since the solve began.
+    fn cycles(&self) -> Cycles;
+    /// What the chip's walks of the mating line did so far.
+    fn walked(&self) -> Walked;
+}
+
+impl OnChip for ChipSearcher<'_> {
+    fn set_config(&mut self, config: Config) -> Result<(), String> {
+        ChipSearcher::set_config(self, config)
+    }
+
+    fn cycles(&self) -> Cycles {
+        ChipSearcher::cycles(self)
+    }
+
+    fn walked(&self) -> Walked {
+        ChipSearcher::walked(self)
+    }
+}
+
 /// Whether a chip built for `built` can search with the geometry `config`: its own, or
 /// a smaller one (a table of fewer sets of the same ways, fewer plies, fewer children a
 /// node), searched as the model of that geometry searches: the host bounds the plies, the

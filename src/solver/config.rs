@@ -165,6 +165,16 @@ pub fn max_children() -> uint<11> {{
     {mc}
 }}
 
+/// swim.toml [search] tt_index_bits: the table's set-index bits.
+pub fn tt_index_bits() -> uint<6> {{
+    {ib}
+}}
+
+/// swim.toml [search] tt_ways: entries a set.
+pub fn tt_ways() -> uint<8> {{
+    {ways}
+}}
+
 /// A ply index from a top's port (10 bits: up to 1,024 plies).
 pub fn to_ply(x: uint<10>) -> uint<{p}> {{
     trunc(x)

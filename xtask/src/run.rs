@@ -1,6 +1,8 @@
-//! `cargo xtask run`: move lists from the chip through its host link, with the driver the
-//! tests use (`tsume::chip::link::LinkDriver`): on a board over a serial port (`--port`), or on
-//! the simulated board top (`--sim`, `link_top` in Verilator behind a bit-level UART model).
+//! `cargo xtask run`: the board's chip through its host link, with the driver the tests use
+//! (`tsume::chip::link::LinkDriver`): on a board over a serial port (`--port`), or on the
+//! simulated board top (`--sim`, `solver_link_top` in Verilator behind a bit-level UART
+//! model). Move lists, or with `--solve` solves on the board's search
+//! (`tsume::chip::link::BoardSearcher`) answered as `cargo xtask solve` answers them.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -9,12 +11,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use tsume::chip::link::{LinkDriver, LinkError, LinkList, SimConfig, SimUart, Transport};
+use tsume::chip::link::{
+    BoardSearcher, LinkDriver, LinkError, LinkList, SimConfig, SimUart, SolverLinkTop, Transport,
+};
 use tsume::position::Position;
 use tsume::reference::{Category, MoveSet, tsume_moves};
 
 use crate::sim::{self, Input};
 use crate::simulator;
+use crate::solve::{self, Chip, RootArg, SolveArgs, SolveEngine};
 use crate::util::{self, Failure};
 use tsume::project::manifest::Manifest;
 
@@ -23,7 +28,8 @@ pub struct RunArgs {
     /// Serial port of the board's USB-serial adapter, e.g. /dev/ttyUSB0.
     #[arg(long, value_name = "PORT", required_unless_present = "sim")]
     pub port: Option<String>,
-    /// Talk to the simulated board top (link_top in Verilator) instead of a serial port.
+    /// Talk to the simulated board top (solver_link_top in Verilator) instead of a serial
+    /// port.
     #[arg(long, conflicts_with = "port")]
     pub sim: bool,
     /// Board of swim.toml [fpga.boards] whose baud rate and clock to use (default: [fpga] board).
@@ -51,6 +57,48 @@ pub struct RunArgs {
     /// is not usable; `sfen` is the position as given.
     #[arg(long)]
     pub json: bool,
+    /// Solve the positions on the board's search rather than list their moves, as `cargo
+    /// xtask solve` does on the simulated chip (the same results, lines and counters); with
+    /// no --sfen or --positions, the problem suite. --json prints solve's JSON.
+    #[arg(long, conflicts_with_all = ["check", "status"])]
+    pub solve: bool,
+    /// With --solve: the problem suite to run (default problems/).
+    #[arg(long, value_name = "DIR", requires = "solve", conflicts_with_all = ["sfen", "positions"])]
+    pub suite: Option<PathBuf>,
+    /// With --solve: moves made at most per position (0: no limit), as `solve --nodes`.
+    #[arg(long, value_name = "N", requires = "solve", allow_negative_numbers = true, value_parser = util::whole::<u64>)]
+    pub nodes: Option<u64>,
+    /// With --solve: which side the side to move plays, as `solve --root`.
+    #[arg(long, value_enum, default_value_t = RootArg::Attacker, requires = "solve")]
+    pub root: RootArg,
+    /// With --solve: a shortest mate, as `solve --shortest`.
+    #[arg(long, requires = "solve")]
+    pub shortest: bool,
+    /// With --solve: a table of fewer entries than the board's, as `solve --tt-entries`.
+    #[arg(long, value_name = "N", requires = "solve", allow_negative_numbers = true, value_parser = util::whole::<usize>)]
+    pub tt_entries: Option<usize>,
+    /// With --solve: fewer child frames than the board's, as `solve --max-plies`.
+    #[arg(long, value_name = "N", requires = "solve", allow_negative_numbers = true, value_parser = util::whole::<usize>)]
+    pub max_plies: Option<usize>,
+}
+
+impl RunArgs {
+    /// The `solve` options of a `--solve` run.
+    fn solve_args(&self) -> SolveArgs {
+        SolveArgs {
+            engine: SolveEngine::Chip,
+            vcd: None,
+            sfen: self.sfen.clone(),
+            positions: self.positions.clone(),
+            json: self.json,
+            suite: self.suite.clone(),
+            nodes: self.nodes,
+            root: self.root,
+            shortest: self.shortest,
+            tt_entries: self.tt_entries,
+            max_plies: self.max_plies,
+        }
+    }
 }
 
 /// A serial port as a [`Transport`]: reads are buffered, each wait bounded by the timeout.
@@ -137,24 +185,32 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let manifest = Manifest::load(&root)?;
     let (board_name, board) = manifest.board(args.board.as_deref())?;
     let positions = read_positions(args)?;
-    if positions.is_empty() && !args.status {
-        bail!("nothing to do: give --sfen, --positions or --status");
+    if positions.is_empty() && !args.status && !args.solve {
+        bail!("nothing to do: give --sfen, --positions, --solve or --status");
     }
+    let base = manifest.search()?;
+    if args.solve {
+        solve::check_geometry(!positions.is_empty(), &args.solve_args(), base)?;
+    }
+    let clock_hz = board.clock_mhz * 1e6;
     if args.sim {
         let runtime = simulator::runtime()?;
-        eprintln!("run: building (or reusing) the Verilator model of link_top");
+        eprintln!("run: building (or reusing) the Verilator model of solver_link_top");
         // The simulation stands for the board's generator clock.
         let config = SimConfig::at_mhz(board.clock_mhz);
         let sim = {
             // marlin prints Verilator's command line on stdout: keep stdout for the lists.
             let _quiet = simulator::StdoutToStderr::new();
-            SimUart::new(&runtime, config, None)?
+            SimUart::<SolverLinkTop>::new(&runtime, config, None)?
         };
         eprintln!(
-            "run: simulated link_top ({board_name}: generator clock {} MHz), {} clocks per bit, \
+            "run: simulated solver_link_top ({board_name}: clock {} MHz), {} clocks per bit, \
              frame timeout {} bit times",
             board.clock_mhz, config.clocks_per_bit, config.timeout_bits
         );
+        if args.solve {
+            return solve_on_board(LinkDriver::new(sim), args, positions, clock_hz, base);
+        }
         drive(LinkDriver::new(sim), args, &positions, board.clock_mhz)
     } else {
         let port = args
@@ -164,11 +220,31 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let baud = args.baud.unwrap_or(board.baud);
         let serial = SerialTransport::open(port, baud)?;
         eprintln!(
-            "run: {port} at {baud} baud ({board_name}: generator clock {} MHz)",
+            "run: {port} at {baud} baud ({board_name}: clock {} MHz)",
             board.clock_mhz
         );
+        if args.solve {
+            return solve_on_board(LinkDriver::new(serial), args, positions, clock_hz, base);
+        }
         drive(LinkDriver::new(serial), args, &positions, board.clock_mhz)
     }
+}
+
+/// `--solve`: the positions (the suite without them) solved on the board's search.
+fn solve_on_board<T: Transport>(
+    link: LinkDriver<T>,
+    args: &RunArgs,
+    positions: Vec<Input>,
+    clock_hz: f64,
+    base: tsume::solver::Config,
+) -> Result<()> {
+    let board = BoardSearcher::new(link, clock_hz, base).map_err(|why| Failure::error(1, why))?;
+    let mut chip = Chip {
+        searcher: Box::new(board),
+        clock_mhz: clock_hz / 1e6,
+    };
+    let inputs = (!positions.is_empty()).then_some(positions);
+    solve::run_on(&args.solve_args(), inputs, base, Some(&mut chip))
 }
 
 /// Every position through the driver; the lists printed, checked against the reference when

@@ -14,13 +14,18 @@
 //! (polynomial 0x07, initial value 0, not reflected, no final xor: CRC-8/SMBUS) over TYPE, LEN
 //! and the payload; multi-byte fields are little-endian.
 
+pub mod board;
 pub mod driver;
 pub mod protocol;
+pub mod search;
 pub mod sim_uart;
 
+pub use board::BoardSearcher;
 pub use driver::{LinkDriver, LinkList, Transport};
 pub use protocol::{
     End, ErrorCode, Frame, FrameDecoder, LinkError, MAX_REQUEST_PAYLOAD, MAX_RESPONSE_PAYLOAD,
-    PROTOCOL_VERSION, Request, Response, SYNC, Status, WORD_BYTES, crc8, kind,
+    PROTOCOL_VERSION, Request, Response, SOLVER_PROTOCOL_VERSION, SYNC, Status, WORD_BYTES, crc8,
+    kind,
 };
-pub use sim_uart::{LinkTop, SimConfig, SimUart};
+pub use search::{Done, Geometry, SearchAnswer, SearchRequest};
+pub use sim_uart::{LinkTop, SimConfig, SimUart, SolverLinkTop, UartModel};

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use super::search::{SearchAnswer, SearchRequest};
 use crate::bus;
 use crate::position::Position;
 
@@ -11,12 +12,15 @@ use crate::position::Position;
 pub const SYNC: u8 = 0xa5;
 /// The longest payload the chip accepts (LOAD's); a longer LEN is an overlong frame.
 pub const MAX_REQUEST_PAYLOAD: usize = 60;
-/// The longest payload the chip sends (STATUS's).
-pub const MAX_RESPONSE_PAYLOAD: usize = 8;
+/// The longest payload the chip sends (the search's DONE).
+pub const MAX_RESPONSE_PAYLOAD: usize = 50;
 /// Bytes of one load-bus word in a LOAD payload.
 pub const WORD_BYTES: usize = 6;
-/// Version byte of the STATUS frame of this protocol.
+/// Version byte of the STATUS frame of this protocol: 1 for the generator behind the link
+/// (`link_top`), [`SOLVER_PROTOCOL_VERSION`] with the search's requests too.
 pub const PROTOCOL_VERSION: u8 = 1;
+/// Version byte of the STATUS frame of the solver behind the link (`solver_link_top`).
+pub const SOLVER_PROTOCOL_VERSION: u8 = 2;
 
 /// Frame types. Requests (host to chip) have bit 7 clear, responses have it set.
 pub mod kind {
@@ -98,6 +102,12 @@ pub enum ErrorCode {
     Framing,
     #[error("no position loaded yet")]
     NotLoaded,
+    #[error("busy: the search (or a list) holds the chip; POSITION stops a search")]
+    Busy,
+    #[error("no search to stop")]
+    NotSearching,
+    #[error("an argument out of the chip's range (see INFO)")]
+    BadArgument,
     #[error("unknown error code {0}")]
     Other(u8),
 }
@@ -112,6 +122,9 @@ impl ErrorCode {
             5 => ErrorCode::Timeout,
             6 => ErrorCode::Framing,
             7 => ErrorCode::NotLoaded,
+            8 => ErrorCode::Busy,
+            9 => ErrorCode::NotSearching,
+            10 => ErrorCode::BadArgument,
             other => ErrorCode::Other(other),
         }
     }
@@ -125,6 +138,9 @@ impl ErrorCode {
             ErrorCode::Timeout => 5,
             ErrorCode::Framing => 6,
             ErrorCode::NotLoaded => 7,
+            ErrorCode::Busy => 8,
+            ErrorCode::NotSearching => 9,
+            ErrorCode::BadArgument => 10,
             ErrorCode::Other(code) => code,
         }
     }
@@ -141,6 +157,8 @@ pub enum Request {
     Status,
     /// A load-bus address (0..=9; others read as 0).
     Read(u8),
+    /// The search's requests (the solver behind the link).
+    Search(SearchRequest),
 }
 
 impl Request {
@@ -162,6 +180,7 @@ impl Request {
             Request::Apply(word) => Frame::new(kind::APPLY, word.to_le_bytes()),
             Request::Status => Frame::new(kind::STATUS, []),
             Request::Read(addr) => Frame::new(kind::READ, [*addr]),
+            Request::Search(request) => request.frame(),
         }
     }
 }
@@ -201,11 +220,22 @@ pub struct Status {
 /// A frame from the chip, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Response {
-    Move { word: u16, category: u8 },
+    Move {
+        word: u16,
+        category: u8,
+    },
     End(End),
     Status(Status),
-    Error { code: ErrorCode, detail: u8 },
-    Word { addr: u8, word: u64 },
+    Error {
+        code: ErrorCode,
+        detail: u8,
+    },
+    Word {
+        addr: u8,
+        word: u64,
+    },
+    /// The search's answers (the solver behind the link).
+    Search(SearchAnswer),
 }
 
 /// What went wrong on the link.
@@ -246,6 +276,9 @@ fn fixed<const N: usize>(frame: &Frame) -> Result<[u8; N], LinkError> {
 impl Response {
     /// Decode a frame from the chip.
     pub fn parse(frame: &Frame) -> Result<Response, LinkError> {
+        if let Some(answer) = SearchAnswer::parse(frame) {
+            return answer.map(Response::Search);
+        }
         Ok(match frame.kind {
             kind::MOVE => {
                 let p: [u8; 3] = fixed(frame)?;

@@ -1,5 +1,6 @@
-//! The simulated chip behind its serial port: `link_top` in Verilator, driven bit by bit by
-//! a model of the host's UART, as a [`Transport`].
+//! The simulated chip behind its serial port: `link_top` (the generator) or
+//! `solver_link_top` (the search) in Verilator, driven bit by bit by a model of the host's
+//! UART, as a [`Transport`].
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -9,13 +10,48 @@ use marlin::spade::prelude::*;
 
 use super::driver::Transport;
 use super::protocol::LinkError;
-use crate::chip::{Chip, clocked_model};
+use crate::chip::{Chip, ClockedModel, clocked_model};
 
 /// The move generator behind the host link (`hdl/link/link_top.spade`: `link_top`).
 #[spade(src = "hdl/link/link_top.spade", name = "link_top")]
 pub struct LinkTop;
 
-clocked_model!(LinkTop);
+/// The search behind the host link, the board's chip (`hdl/link/solver_link_top.spade`:
+/// `solver_link_top`).
+#[spade(src = "hdl/link/solver_link_top.spade", name = "solver_link_top")]
+pub struct SolverLinkTop;
+
+/// A top with the host link's ports: `rx`, `tx`, `clocks_per_bit`, `timeout_bits`, `leds`.
+pub trait UartModel<'ctx>: ClockedModel<'ctx> {
+    fn set_line(&mut self, rx: bool);
+    fn set_timing(&mut self, clocks_per_bit: u16, timeout_bits: u16);
+    fn line(&self) -> bool;
+    fn leds(&self) -> u8;
+}
+
+macro_rules! uart_model {
+    ($top:ident) => {
+        clocked_model!($top);
+        impl<'ctx> UartModel<'ctx> for $top<'ctx> {
+            fn set_line(&mut self, rx: bool) {
+                self.rx = u8::from(rx);
+            }
+            fn set_timing(&mut self, clocks_per_bit: u16, timeout_bits: u16) {
+                self.clocks_per_bit = clocks_per_bit;
+                self.timeout_bits = timeout_bits;
+            }
+            fn line(&self) -> bool {
+                self.tx == 1
+            }
+            fn leds(&self) -> u8 {
+                self.leds
+            }
+        }
+    };
+}
+
+uart_model!(LinkTop);
+uart_model!(SolverLinkTop);
 
 /// Settings of the simulated link.
 #[derive(Debug, Clone, Copy)]
@@ -61,8 +97,8 @@ struct HostRx {
 
 /// The simulated chip behind its UART: drives `rx` bit by bit, samples `tx` mid-bit, and
 /// is a [`Transport`]. Every call that waits ticks the clock, sending and receiving at once.
-pub struct SimUart<'ctx> {
-    chip: Chip<'ctx, LinkTop<'ctx>>,
+pub struct SimUart<'ctx, M = LinkTop<'ctx>> {
+    chip: Chip<'ctx, M>,
     config: SimConfig,
     host_tx: HostTx,
     host_rx: HostRx,
@@ -71,8 +107,8 @@ pub struct SimUart<'ctx> {
     pub framing_errors: u64,
 }
 
-impl<'ctx> SimUart<'ctx> {
-    /// Build (or reuse from marlin's cache) the model of `link_top`, optionally tracing into
+impl<'ctx, M: UartModel<'ctx>> SimUart<'ctx, M> {
+    /// Build (or reuse from marlin's cache) the model of the top, optionally tracing into
     /// the VCD file `vcd`, reset it for two cycles with the line idle, then wait until the
     /// chip's receiver is armed.
     pub fn new(
@@ -89,10 +125,9 @@ impl<'ctx> SimUart<'ctx> {
             "the clock of the simulated link must be a positive frequency, not {} Hz",
             config.clock_hz
         );
-        let chip = Chip::with_inputs(runtime, vcd, |model: &mut LinkTop| {
-            model.rx = 1;
-            model.clocks_per_bit = config.clocks_per_bit;
-            model.timeout_bits = config.timeout_bits;
+        let chip = Chip::with_inputs(runtime, vcd, |model: &mut M| {
+            model.set_line(true);
+            model.set_timing(config.clocks_per_bit, config.timeout_bits);
         })?;
         let mut sim = SimUart {
             chip,
@@ -118,12 +153,12 @@ impl<'ctx> SimUart<'ctx> {
 
     /// The LED outputs.
     pub fn leds(&self) -> u8 {
-        self.chip.model().leds
+        self.chip.model().leds()
     }
 
     /// Drive the reset input (it stays so until changed; the host keeps sending).
     pub fn set_reset(&mut self, high: bool) {
-        self.chip.model_mut().rst = u8::from(high);
+        self.chip.model_mut().set_reset(high);
     }
 
     /// Queue bytes for the host's transmitter without waiting.
@@ -190,7 +225,7 @@ impl<'ctx> SimUart<'ctx> {
             Some((bits, _, _)) => bits & 1 == 1,
             None => true,
         };
-        self.chip.model_mut().rx = u8::from(line);
+        self.chip.model_mut().set_line(line);
         if let Some((bits, n, left)) = self.host_tx.current {
             self.host_tx.current = if left > 1 {
                 Some((bits, n, left - 1))
@@ -204,7 +239,7 @@ impl<'ctx> SimUart<'ctx> {
         self.chip.tick();
 
         // Host receiver.
-        let tx = self.chip.model().tx == 1;
+        let tx = self.chip.model().line();
         match self.host_rx.sampling {
             None => {
                 if !tx {
@@ -239,7 +274,7 @@ impl<'ctx> SimUart<'ctx> {
     }
 }
 
-impl Transport for SimUart<'_> {
+impl<'ctx, M: UartModel<'ctx>> Transport for SimUart<'ctx, M> {
     fn send(&mut self, bytes: &[u8]) -> Result<(), LinkError> {
         self.queue(bytes);
         self.flush();

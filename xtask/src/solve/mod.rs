@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use tsume::chip::solver::{ChipSearcher, Cycles, SolverTop, Walked};
+use tsume::chip::solver::{ChipSearcher, Cycles, OnChip, SolverTop, Walked};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
 use tsume::solver::table::{TableTooLarge, table_bytes};
@@ -149,6 +149,49 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         (None, Some(file)) => Some(read_positions(file)?),
         (None, None) => None,
     };
+    let runtime: SpadeRuntime;
+    let mut chip = None;
+    if on_chip {
+        check_geometry(inputs.is_some(), args, base)?;
+        runtime = crate::simulator::runtime()?;
+        let (top, _) = crate::simulator::open_top::<SolverTop>(
+            &runtime,
+            args.vcd.as_deref(),
+            "solver_top",
+            "solve",
+        )?;
+        chip = Some(Chip {
+            searcher: Box::new(ChipSearcher::new(top, base)),
+            clock_mhz: manifest.clock_mhz(None)?,
+        });
+    }
+    let result = run_on(args, inputs, base, chip.as_mut());
+    drop(chip);
+    if let Some(vcd) = &args.vcd {
+        eprintln!("waveform written to {}", vcd.display());
+    }
+    result
+}
+
+/// Checks, before the chip is built, that it takes the geometry the options ask for
+/// (positions; the suite picks its own per problem).
+pub fn check_geometry(positions: bool, args: &SolveArgs, base: Config) -> Result<()> {
+    if positions {
+        let config = configure(base, args.tt_entries, args.max_plies)?;
+        fit_the_chip(base, config)?;
+    }
+    Ok(())
+}
+
+/// The positions of `inputs` (the suite without them) solved as `args` asks, on `chip`
+/// when given (the simulated chip, or the board: `cargo xtask run --solve`).
+pub fn run_on(
+    args: &SolveArgs,
+    inputs: Option<Vec<Input>>,
+    base: Config,
+    chip: Option<&mut Chip>,
+) -> Result<()> {
+    let on_chip = chip.is_some();
     let config = match &inputs {
         Some(_) => {
             let config = configure(base, args.tt_entries, args.max_plies)?;
@@ -159,41 +202,22 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         }
         None => None,
     };
-    let runtime: SpadeRuntime;
-    let mut chip = None;
-    if on_chip {
-        runtime = crate::simulator::runtime()?;
-        let (top, _) = crate::simulator::open_top::<SolverTop>(
-            &runtime,
-            args.vcd.as_deref(),
-            "solver_top",
-            "solve",
-        )?;
-        chip = Some(Chip {
-            searcher: ChipSearcher::new(top, base),
-            clock_mhz: manifest.clock_mhz(None)?,
-        });
-    }
-    let result = match (&inputs, config) {
-        (Some(inputs), Some(config)) => positions(args, inputs, base, config, chip.as_mut()),
+    match (&inputs, config) {
+        (Some(inputs), Some(config)) => positions(args, inputs, base, config, chip),
         _ => {
             let dir = args
                 .suite
                 .clone()
                 .unwrap_or_else(crate::toolchain::problems_dir);
-            suite::run(&dir, base, args, chip.as_mut())
+            suite::run(&dir, base, args, chip)
         }
-    };
-    drop(chip);
-    if let Some(vcd) = &args.vcd {
-        eprintln!("waveform written to {}", vcd.display());
     }
-    result
 }
 
-/// The chip of a chip run and the clock its cycles are timed at.
+/// The chip of a chip run (simulated `solver_top`, or the board) and the clock its cycles
+/// are timed at.
 pub struct Chip<'ctx> {
-    pub searcher: ChipSearcher<'ctx>,
+    pub searcher: Box<dyn OnChip + 'ctx>,
     pub clock_mhz: f64,
 }
 
@@ -223,7 +247,7 @@ impl Engine<'_, '_> {
         match self {
             Engine::Chip(chip) => {
                 let before = chip.searcher.walked();
-                let mut solved = solve(&mut chip.searcher, sfen, limits)?;
+                let mut solved = solve(chip.searcher.as_mut(), sfen, limits)?;
                 solved.cycles = Some(chip.searcher.cycles());
                 solved.walked = Some(chip.searcher.walked().since(before));
                 Ok(solved)

@@ -160,7 +160,7 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
             .and_then(|solver| solve(solver, &p.sfen, limits));
         let on_chip = match (&mut chip, &answer) {
             (Some(c), Ok(_)) if own.is_none() && config == base => {
-                let mut solved = solve(&mut c.searcher, &p.sfen, limits)
+                let mut solved = solve(c.searcher.as_mut(), &p.sfen, limits)
                     .map_err(|e| anyhow::anyhow!("problem {}: {e}", p.id))?;
                 solved.cycles = Some(c.searcher.cycles());
                 Some(solved)

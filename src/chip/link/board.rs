@@ -1,0 +1,356 @@
+//! The search on the board: the solver behind the host link (`solver_link_top`, on an FPGA
+//! board or simulated behind the UART model) driven as a [`Searcher`], with the search's
+//! frames ([`super::search`]). Each call is what [`crate::chip::solver::ChipSearcher`] does
+//! on `solver_top`'s ports, done by the chip's side of the link, so a solve on the board
+//! has the same results, lines and counters.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rsshogi::board::Position as Board;
+use rsshogi::types::Move;
+
+use super::driver::{LinkDriver, Transport};
+use super::protocol::{ErrorCode, LinkError, Request, Response};
+use super::search::{Done, Geometry, SearchAnswer, SearchRequest};
+use crate::bus;
+use crate::chip::solver::{Cycles, OnChip, Walked, chip_takes};
+use crate::position::Position;
+use crate::solver::table::Found;
+use crate::solver::values::Value;
+use crate::solver::zobrist::Keys;
+use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk};
+
+/// The largest plies-left a request carries (the chip's 10-bit ports).
+const MAX_LEFT: u32 = 1023;
+
+/// The solver on the board as a [`Searcher`].
+pub struct BoardSearcher<T> {
+    link: LinkDriver<T>,
+    /// The geometry the board's chip is built for (its INFO).
+    built: Config,
+    config: Config,
+    /// PROGRESS every 2^progress_log2 cycles: the link's heartbeat during a search.
+    progress_log2: u8,
+    /// The longest silence during a search.
+    search_timeout: Duration,
+    stop: Option<Arc<AtomicBool>>,
+    counters: Counters,
+    cycles: Cycles,
+    walked: Walked,
+    root_n: u16,
+    /// Nodes of the last PROGRESS frame.
+    progress_nodes: u64,
+}
+
+fn engine(what: &str, e: impl std::fmt::Display) -> Reason {
+    Reason::Engine(format!("the board, {what}: {e}"))
+}
+
+impl<T: Transport> BoardSearcher<T> {
+    /// The board behind `link`, clocked at `clock_hz`: asks its geometry (INFO) and checks
+    /// that it takes `config` ([`chip_takes`]).
+    pub fn new(
+        mut link: LinkDriver<T>,
+        clock_hz: f64,
+        config: Config,
+    ) -> Result<BoardSearcher<T>, String> {
+        let geometry = Self::info(&mut link).map_err(|e| {
+            format!(
+                "the board answers no INFO ({e}): is its bitstream the solver's (`cargo xtask \
+                 bitstream`)?"
+            )
+        })?;
+        let built = Config {
+            tt_index_bits: u32::from(geometry.tt_index_bits),
+            tt_ways: usize::from(geometry.tt_ways),
+            max_plies: usize::from(geometry.max_plies),
+            max_children: usize::from(geometry.max_children),
+        };
+        chip_takes(built, config).map_err(|why| format!("the board's chip: {why}"))?;
+        // A PROGRESS frame (20 bytes) at most every twentieth of the line's time.
+        let frame_cycles = link.transport().bit_time().as_secs_f64() * 200.0 * clock_hz;
+        let progress_log2 = (frame_cycles * 20.0).log2().ceil().clamp(8.0, 31.0) as u8;
+        let period = Duration::from_secs_f64(f64::from(1u32 << progress_log2) / clock_hz);
+        let search_timeout = link.answer_timeout() + period * 2;
+        Ok(BoardSearcher {
+            link,
+            built,
+            config,
+            progress_log2,
+            search_timeout,
+            stop: None,
+            counters: Counters::default(),
+            cycles: Cycles::default(),
+            walked: Walked::default(),
+            root_n: 0,
+            progress_nodes: 0,
+        })
+    }
+
+    fn info(link: &mut LinkDriver<T>) -> Result<Geometry, LinkError> {
+        link.send(&Request::Search(SearchRequest::Info))?;
+        loop {
+            match link.receive(link.answer_timeout())? {
+                Some(Response::Search(SearchAnswer::Info(g))) => return Ok(g),
+                Some(Response::Error { code, detail }) => {
+                    return Err(LinkError::Chip { code, detail });
+                }
+                // Frames of an earlier exchange.
+                Some(_) => continue,
+                None => return Err(LinkError::Timeout(link.answer_timeout(), "INFO")),
+            }
+        }
+    }
+
+    /// The geometry the board's chip is built for.
+    pub fn built(&self) -> Config {
+        self.built
+    }
+
+    /// Searches from the next solve on with `config`, which the chip must take.
+    pub fn set_config(&mut self, config: Config) -> Result<(), String> {
+        chip_takes(self.built, config)?;
+        self.config = config;
+        Ok(())
+    }
+
+    /// A flag another thread may set to stop the searches that follow (STOP).
+    pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.stop = stop;
+    }
+
+    /// Nodes the last PROGRESS frame reported.
+    pub fn progress_nodes(&self) -> u64 {
+        self.progress_nodes
+    }
+
+    /// The link, for its transport.
+    pub fn link(&mut self) -> &mut LinkDriver<T> {
+        &mut self.link
+    }
+
+    fn send(&mut self, what: &str, request: SearchRequest) -> Result<(), Reason> {
+        self.link
+            .send(&Request::Search(request))
+            .map_err(|e| engine(what, e))
+    }
+
+    /// The next answer of the search within `timeout`; an ERROR is an error.
+    fn answer(&mut self, what: &str, timeout: Duration) -> Result<SearchAnswer, Reason> {
+        match self.link.receive(timeout).map_err(|e| engine(what, e))? {
+            Some(Response::Search(answer)) => Ok(answer),
+            Some(Response::Error { code, detail }) => {
+                Err(engine(what, LinkError::Chip { code, detail }))
+            }
+            Some(other) => Err(engine(what, format!("unexpected frame {other:?}"))),
+            None => Err(engine(what, format!("no answer within {timeout:?}"))),
+        }
+    }
+
+    fn expect<R>(
+        &mut self,
+        what: &str,
+        pick: impl Fn(SearchAnswer) -> Option<R>,
+    ) -> Result<R, Reason> {
+        let timeout = self.link.answer_timeout();
+        let answer = self.answer(what, timeout)?;
+        pick(answer).ok_or_else(|| engine(what, format!("unexpected answer {answer:?}")))
+    }
+
+    /// POSITION of `board`, and its HASH checked against the model's.
+    fn position(&mut self, board: &Board) -> Result<(), Reason> {
+        let pos = Position::from_inner_unchecked(board.clone_compact());
+        self.send("POSITION", SearchRequest::position(&pos))?;
+        let hash = self.expect("POSITION's HASH", |a| match a {
+            SearchAnswer::Hash(h) => Some(h),
+            _ => None,
+        })?;
+        let want = Keys::get().hash(board);
+        if hash != want {
+            return Err(engine(
+                "POSITION",
+                format!("its hash {hash:#018x} is not the position's {want:#018x}"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// DONE, after PROGRESS frames, then CYCLES; STOP sent when the flag is set.
+    fn wait_done(&mut self, mut stop_sent: bool) -> Result<Done, Reason> {
+        loop {
+            if !stop_sent && self.stopped() {
+                self.send("STOP", SearchRequest::Stop)?;
+                stop_sent = true;
+            }
+            let timeout = self.search_timeout;
+            match self
+                .link
+                .receive(timeout)
+                .map_err(|e| engine("SEARCH", e))?
+            {
+                Some(Response::Search(SearchAnswer::Progress { nodes, .. })) => {
+                    self.progress_nodes = nodes;
+                }
+                Some(Response::Search(SearchAnswer::Done(done))) => {
+                    self.cycles = self.expect("CYCLES", |a| match a {
+                        SearchAnswer::Cycles(c) => Some(c),
+                        _ => None,
+                    })?;
+                    return Ok(done);
+                }
+                // A STOP that crossed the search's end.
+                Some(Response::Error {
+                    code: ErrorCode::NotSearching,
+                    ..
+                }) if stop_sent => {}
+                Some(Response::Error { code, detail }) => {
+                    return Err(engine("SEARCH", LinkError::Chip { code, detail }));
+                }
+                Some(other) => return Err(engine("SEARCH", format!("unexpected frame {other:?}"))),
+                None => return Err(engine("SEARCH", format!("silent for {timeout:?}"))),
+            }
+        }
+    }
+}
+
+fn left_of(plies: u32) -> Result<u16, Reason> {
+    if plies > MAX_LEFT {
+        return Err(Reason::Engine(format!(
+            "{plies} plies left: the board takes at most {MAX_LEFT}"
+        )));
+    }
+    Ok(plies as u16)
+}
+
+impl<T: Transport> Searcher for BoardSearcher<T> {
+    fn config(&self) -> Config {
+        self.config
+    }
+
+    fn begin(&mut self) -> Result<(), Reason> {
+        let begin = SearchRequest::Begin {
+            table_bits: self.config.tt_index_bits as u8,
+            max_children: self.config.max_children as u16,
+        };
+        self.send("BEGIN", begin)?;
+        self.expect("CLEARED", |a| (a == SearchAnswer::Cleared).then_some(()))?;
+        self.counters = Counters::default();
+        self.cycles = Cycles::default();
+        Ok(())
+    }
+
+    fn search(
+        &mut self,
+        board: &Board,
+        kind: Kind,
+        plies: u32,
+        node_limit: u64,
+    ) -> Result<Value, Reason> {
+        self.position(board)?;
+        let stopped = self.stopped();
+        let request = SearchRequest::Search {
+            left: left_of(plies)?,
+            and_root: kind == Kind::And,
+            progress_log2: self.progress_log2,
+            node_limit,
+        };
+        self.send("SEARCH", request)?;
+        if stopped {
+            self.send("STOP", SearchRequest::Stop)?;
+        }
+        let done = self.wait_done(stopped)?;
+        self.counters = done.counters;
+        self.root_n = done.root_n;
+        match done.result {
+            0 => Ok(done.value),
+            1 => Err(Reason::NodeLimit { nodes: node_limit }),
+            2 => Err(Reason::Stopped),
+            _ => Err(Reason::ChildLimit {
+                children: usize::from(done.children),
+                max_children: self.config.max_children,
+            }),
+        }
+    }
+
+    fn root_children(&mut self) -> Result<Vec<(Move, Value)>, Reason> {
+        let mut children = Vec::with_capacity(usize::from(self.root_n));
+        for i in 0..self.root_n {
+            self.send("CHILD", SearchRequest::Child(i))?;
+            let (word, value) = self.expect("CHILD", |a| match a {
+                SearchAnswer::Child { index, word, value } if index == i => Some((word, value)),
+                _ => None,
+            })?;
+            let mv = bus::decode_move(word)
+                .map_err(|e| Reason::Engine(format!("root child {i}: {e}")))?;
+            children.push((mv, value));
+        }
+        Ok(children)
+    }
+
+    fn lookup(&mut self, key: u64) -> Result<Option<Found>, Reason> {
+        self.send("LOOKUP", SearchRequest::Lookup(key))?;
+        self.expect("FOUND", |a| match a {
+            SearchAnswer::Found(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    fn walk(&mut self, board: &Board, kind: Kind, left: u32) -> Result<Option<Walk>, Reason> {
+        self.position(board)?;
+        let walk = SearchRequest::Walk {
+            left: left.min(MAX_LEFT) as u16,
+            and_node: kind == Kind::And,
+        };
+        self.send("WALK", walk)?;
+        let (complete, len, cycles) = self.expect("WALKED", |a| match a {
+            SearchAnswer::Walked {
+                complete,
+                len,
+                cycles,
+            } => Some((complete, len, cycles)),
+            _ => None,
+        })?;
+        let mut moves = Vec::with_capacity(usize::from(len));
+        for i in 0..len {
+            let word = self.expect("LINE", |a| match a {
+                SearchAnswer::Line { index, word } if index == i => Some(word),
+                _ => None,
+            })?;
+            moves.push(
+                bus::decode_move(word)
+                    .map_err(|e| Reason::Engine(format!("the line's move {i}: {e}")))?,
+            );
+        }
+        self.walked.walks += 1;
+        self.walked.moves += u64::from(len);
+        self.walked.complete += u64::from(complete);
+        self.walked.cycles += u64::from(cycles);
+        Ok(Some(Walk { moves, complete }))
+    }
+
+    fn counters(&self) -> Counters {
+        self.counters
+    }
+}
+
+impl<T: Transport> OnChip for BoardSearcher<T> {
+    fn set_config(&mut self, config: Config) -> Result<(), String> {
+        BoardSearcher::set_config(self, config)
+    }
+
+    fn cycles(&self) -> Cycles {
+        self.cycles
+    }
+
+    fn walked(&self) -> Walked {
+        self.walked
+    }
+}
