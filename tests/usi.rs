@@ -617,3 +617,40 @@ fn the_chip_without_verilator_is_refused() {
     assert_eq!(lines.last().unwrap(), "checkmate G*5b", "{lines:?}");
     assert!(e.quit(PATIENCE).success());
 }
+
+/// `Engine board` needs `BoardPort`; a port that cannot be opened is named in the answer
+/// of `go mate`, which ends `checkmate timeout`; the model then answers again.
+#[test]
+fn the_board_without_a_port_is_refused() {
+    let mut e = Engine::start();
+    e.send("usi");
+    let lines = e.until("usiok", PATIENCE);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("option name Engine") && l.contains("var board")),
+        "{lines:?}"
+    );
+    assert!(lines.iter().any(|l| l.contains("option name BoardPort")));
+    e.send("setoption name Engine value board");
+    e.send(&format!("position sfen {MATE1}"));
+    e.send("go mate 10000");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("BoardPort")), "{lines:?}");
+    e.send("setoption name BoardPort value /nonexistent/ttyUSB9");
+    e.send("go mate 10000");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("/nonexistent/ttyUSB9") && l.contains("cannot open")),
+        "{lines:?}"
+    );
+    e.send("setoption name Engine value model");
+    e.send("go mate 10000");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate G*5b", "{lines:?}");
+    assert!(e.quit(PATIENCE).success());
+}

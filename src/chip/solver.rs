@@ -86,6 +86,8 @@ pub trait OnChip: Searcher {
     /// Searches from the next solve on with `config`, which the chip must take
     /// ([`chip_takes`]).
     fn set_config(&mut self, config: Config) -> Result<(), String>;
+    /// A flag another thread may set to stop the searches that follow.
+    fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>);
     /// The chip's cycle counters since the solve began.
     fn cycles(&self) -> Cycles;
     /// What the chip's walks of the mating line did so far.
@@ -95,6 +97,10 @@ pub trait OnChip: Searcher {
 impl OnChip for ChipSearcher<'_> {
     fn set_config(&mut self, config: Config) -> Result<(), String> {
         ChipSearcher::set_config(self, config)
+    }
+
+    fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        ChipSearcher::set_stop(self, stop);
     }
 
     fn cycles(&self) -> Cycles {

@@ -1,8 +1,9 @@
-//! The engine's chip (`setoption name Engine value chip`): the search of `solver_top`
-//! (`crate::chip::solver`) simulated by Verilator, on a thread of its own.
+//! The engine's chip: the search of `solver_top` (`crate::chip::solver`) simulated by
+//! Verilator (`setoption name Engine value chip`), or the board's chip over its serial port
+//! (`Engine board`, `BoardPort`; `crate::chip::link::BoardSearcher`), on a thread of its own.
 //!
 //! marlin's runtime and the Verilator model it builds may not cross threads, so one thread
-//! ([`ChipThread`]) owns both for the whole session and takes the solves from a channel:
+//! ([`ChipThread`]) owns the chip for the whole session and takes the solves from a channel:
 //! the worker of `go mate` sends the position, the limits and the stop flag, and waits for
 //! the outcome and the chip's cycles. The chip's geometry is the one of swim.toml
 //! `[search]` it was built with; a job may ask for fewer plies (`MaxPlies`).
@@ -15,7 +16,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use crate::chip::solver::{ChipSearcher, SolverChip};
+use crate::chip::link::{BoardSearcher, LinkDriver, SerialTransport};
+use crate::chip::solver::{ChipSearcher, OnChip, SolverChip};
 use crate::position::Position;
 use crate::solver::{Config, Limits, Outcome, solve_on};
 
@@ -72,6 +74,20 @@ impl ChipFiles {
     }
 }
 
+/// Where the engine's chip runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChipTarget {
+    /// Simulated by Verilator from the checkout's files.
+    Sim(ChipFiles),
+    /// On an FPGA board at the serial port `port`, its UART at `baud`, clocked at
+    /// `clock_mhz` (swim.toml's default board).
+    Board {
+        port: String,
+        baud: u32,
+        clock_mhz: f64,
+    },
+}
+
 /// A solve on the chip: its outcome and the chip's cycles.
 pub type ChipAnswer = Result<(Outcome, u64), String>;
 
@@ -95,16 +111,17 @@ pub struct ChipThread {
 }
 
 impl ChipThread {
-    /// Starts the thread, which builds the chip (or loads marlin's cached build) of the
-    /// geometry `config` from `files`; [`check`](ChipFiles::check) them first. The build
-    /// runs in the background: the first solve waits for it.
-    pub fn start(files: ChipFiles, config: Config) -> ChipThread {
+    /// Starts the thread, which builds the simulated chip (or loads marlin's cached build)
+    /// of the geometry `config` from its files ([`check`](ChipFiles::check) them first), or
+    /// opens the board's port and asks its geometry. That runs in the background: the
+    /// first solve waits for it.
+    pub fn start(target: ChipTarget, config: Config) -> ChipThread {
         let (jobs, inbox) = mpsc::channel();
         let ready = Arc::new(AtomicBool::new(false));
         let built = ready.clone();
         let thread = thread::Builder::new()
             .name("tsume-chip".to_string())
-            .spawn(move || run(&files, config, &inbox, &built))
+            .spawn(move || run(&target, config, &inbox, &built))
             .expect("the chip's thread starts");
         ChipThread {
             jobs: Some(jobs),
@@ -181,12 +198,31 @@ impl ChipHandle {
     }
 }
 
-/// The chip's thread: builds the chip, then solves the jobs until the session ends.
-fn run(files: &ChipFiles, config: Config, inbox: &Receiver<Job>, ready: &AtomicBool) {
+/// The chip's thread: builds the chip or connects to the board, then solves the jobs until
+/// the session ends.
+fn run(target: &ChipTarget, config: Config, inbox: &Receiver<Job>, ready: &AtomicBool) {
     let fail = |error: String| {
         ready.store(true, Ordering::Release);
         for job in inbox {
             let _ = job.reply.send(Err(error.clone()));
+        }
+    };
+    let files = match target {
+        ChipTarget::Sim(files) => files,
+        ChipTarget::Board {
+            port,
+            baud,
+            clock_mhz,
+        } => {
+            let transport = match SerialTransport::open(port, *baud) {
+                Ok(t) => t,
+                Err(e) => return fail(format!("Engine board: {e:#}; set BoardPort")),
+            };
+            let link = LinkDriver::new(transport);
+            return match BoardSearcher::new(link, clock_mhz * 1e6, config) {
+                Ok(mut board) => serve(&mut board, inbox, ready),
+                Err(e) => fail(format!("Engine board at {port}: {e}")),
+            };
         }
     };
     // marlin finds the Verilog from the working directory (the directory of swim.toml).
@@ -210,7 +246,11 @@ fn run(files: &ChipFiles, config: Config, inbox: &Receiver<Job>, ready: &AtomicB
             ));
         }
     };
-    let mut searcher = ChipSearcher::new(chip, config);
+    serve(&mut ChipSearcher::new(chip, config), inbox, ready);
+}
+
+/// Solves the jobs on `searcher` until the session ends.
+fn serve(searcher: &mut dyn OnChip, inbox: &Receiver<Job>, ready: &AtomicBool) {
     ready.store(true, Ordering::Release);
     for job in inbox {
         searcher.set_stop(Some(job.stop));
@@ -219,12 +259,12 @@ fn run(files: &ChipFiles, config: Config, inbox: &Receiver<Job>, ready: &AtomicB
             continue;
         }
         let solved = catch_unwind(AssertUnwindSafe(|| {
-            solve_on(&mut searcher, &job.pos, job.limits)
+            solve_on(&mut *searcher, &job.pos, job.limits)
         }));
         let answer = match solved {
             Ok(outcome) => Ok((outcome, searcher.cycles().total)),
             Err(_) => Err(format!(
-                "the chip's simulation failed on {}; please report it",
+                "the chip's search failed on {}; please report it",
                 job.pos
             )),
         };

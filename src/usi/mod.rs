@@ -43,7 +43,7 @@ use anyhow::Context;
 
 use crate::position::Position;
 use crate::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver};
-use chip_thread::{ChipFiles, ChipHandle, ChipThread};
+use chip_thread::{ChipFiles, ChipHandle, ChipTarget, ChipThread};
 use options::{Engine, Go, Options};
 
 /// The engine's name, answered to `usi`.
@@ -102,8 +102,9 @@ pub struct Session<W: Write + Send + 'static> {
     /// The solver while no search runs (built at `isready` or the first `go`).
     solver: Option<Solver>,
     search: Option<Search>,
-    /// The chip's thread, started when `Engine` is first set to `chip`.
-    chip: Option<ChipThread>,
+    /// The chip's thread and where it runs, started when `Engine` is set to `chip` or to
+    /// `board` (with `BoardPort`).
+    chip: Option<(ChipTarget, ChipThread)>,
     /// Where the chip's files are.
     chip_files: ChipFiles,
 }
@@ -150,20 +151,8 @@ impl<W: Write + Send + 'static> Session<W> {
             "setoption" => {
                 if let Err(e) = self.options.set(args) {
                     self.error(&e)?;
-                } else if self.options.engine == Engine::Chip && self.chip.is_none() {
-                    match self.chip_files.check() {
-                        // The chip is built (or loaded from marlin's cache) in the
-                        // background; the first `go mate` waits for it.
-                        Ok(()) => {
-                            self.chip = Some(ChipThread::start(self.chip_files.clone(), self.base));
-                        }
-                        Err(e) => {
-                            self.options.engine = Engine::Model;
-                            self.error(&format!(
-                                "Engine chip: {e}; the engine searches with the model"
-                            ))?;
-                        }
-                    }
+                } else {
+                    self.start_chip()?;
                 }
             }
             "position" => match Position::from_usi(args) {
@@ -228,8 +217,13 @@ impl<W: Write + Send + 'static> Session<W> {
             Err(e) => return self.refuse_go(&format!("`go {args}`: {e}")),
         };
         let stop = Arc::new(AtomicBool::new(false));
+        if self.options.engine == Engine::Board && self.options.board_port.is_none() {
+            return self.refuse_go(
+                "Engine board: no BoardPort; send `setoption name BoardPort value <serial port>`",
+            );
+        }
         let mut engine = match (self.options.engine, &self.chip) {
-            (Engine::Chip, Some(chip)) => {
+            (Engine::Chip | Engine::Board, Some((_, chip))) => {
                 // The chip's table is built in; it takes MaxPlies up to its frames.
                 let mut config = self.base;
                 let mut notes = Vec::new();
@@ -395,6 +389,47 @@ impl<W: Write + Send + 'static> Session<W> {
     }
 
     /// An `info string` error.
+    /// Starts the chip's thread that `Engine` (and `BoardPort`) ask for, unless it runs:
+    /// the chip is built (or loaded from marlin's cache), or the board connected, in the
+    /// background; the first `go mate` waits for it.
+    fn start_chip(&mut self) -> anyhow::Result<()> {
+        let target = match self.options.engine {
+            Engine::Model => return Ok(()),
+            Engine::Chip => match self.chip_files.check() {
+                Ok(()) => ChipTarget::Sim(self.chip_files.clone()),
+                Err(e) => {
+                    self.options.engine = Engine::Model;
+                    return self.error(&format!(
+                        "Engine chip: {e}; the engine searches with the model"
+                    ));
+                }
+            },
+            Engine::Board => match &self.options.board_port {
+                Some(port) => {
+                    let board = crate::project::Manifest::built_in()
+                        .and_then(|m| m.board(None).map(|(_, b)| b.baud))
+                        .expect("the built-in swim.toml names its default board");
+                    ChipTarget::Board {
+                        port: port.clone(),
+                        baud: board,
+                        clock_mhz: built_in_clock_mhz(),
+                    }
+                }
+                // `go mate` asks for the port.
+                None => return Ok(()),
+            },
+        };
+        if self
+            .chip
+            .as_ref()
+            .is_some_and(|(running, _)| *running == target)
+        {
+            return Ok(());
+        }
+        self.chip = Some((target.clone(), ChipThread::start(target, self.base)));
+        Ok(())
+    }
+
     fn error(&self, message: &str) -> anyhow::Result<()> {
         say(&self.out, &[format!("info string error: {message}")])
     }

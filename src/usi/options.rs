@@ -26,13 +26,14 @@ pub fn max_hash_mb() -> usize {
 pub const MAX_NODE_LIMIT_SHOWN: u64 = i32::MAX as u64;
 
 /// The option names, in the order `usi` announces them.
-pub const NAMES: [&str; 6] = [
+pub const NAMES: [&str; 7] = [
     "USI_Hash",
     "USI_Ponder",
     "NodeLimit",
     "Shortest",
     "MaxPlies",
     "Engine",
+    "BoardPort",
 ];
 
 /// What runs the searches of `go mate` (the option `Engine`).
@@ -43,13 +44,16 @@ pub enum Engine {
     Model,
     /// The chip's search (`solver_top`) simulated by Verilator (`crate::chip::solver`).
     Chip,
+    /// The chip's search on an FPGA board over its serial port (`BoardPort`;
+    /// `crate::chip::link::BoardSearcher`).
+    Board,
 }
 
 /// The most plies `MaxPlies` may give the frames (the plies the table keys hold).
 pub const MAX_PLIES: usize = crate::solver::zobrist::PLY_KEYS;
 
 /// The values of the options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// Table size in MiB.
     pub hash_mb: usize,
@@ -64,6 +68,8 @@ pub struct Options {
     pub max_plies: Option<usize>,
     /// What runs the searches.
     pub engine: Engine,
+    /// The board's serial port (`BoardPort`), for `Engine board`.
+    pub board_port: Option<String>,
 }
 
 impl Default for Options {
@@ -75,6 +81,7 @@ impl Default for Options {
             shortest: true,
             max_plies: None,
             engine: Engine::Model,
+            board_port: None,
         }
     }
 }
@@ -103,7 +110,8 @@ impl Options {
                 "option name MaxPlies type spin default {} min 2 max {MAX_PLIES}",
                 base.max_plies
             ),
-            "option name Engine type combo default model var model var chip".to_string(),
+            "option name Engine type combo default model var model var chip var board".to_string(),
+            "option name BoardPort type string default <empty>".to_string(),
         ]
     }
 
@@ -173,13 +181,18 @@ impl Options {
                 self.engine = match value.to_ascii_lowercase().as_str() {
                     "model" => Engine::Model,
                     "chip" => Engine::Chip,
+                    "board" => Engine::Board,
                     _ => {
                         return Err(format!(
-                            "Engine `{value}`: give model (the df-pn model) or chip (the \
-                             chip's search, simulated)"
+                            "Engine `{value}`: give model (the df-pn model), chip (the \
+                             chip's search, simulated) or board (the chip on an FPGA board at \
+                             BoardPort)"
                         ));
                     }
                 };
+            }
+            "BoardPort" => {
+                self.board_port = (value != "<empty>").then(|| value.to_string());
             }
             _ => unreachable!("every name of NAMES has an arm"),
         }
@@ -249,7 +262,8 @@ mod tests {
         o.set("name Shortest value false").unwrap();
         o.set("name USI_Ponder value false").unwrap();
         o.set("name MaxPlies value 128").unwrap();
-        o.set("name Engine value chip").unwrap();
+        o.set("name Engine value board").unwrap();
+        o.set("name BoardPort value /dev/ttyUSB1").unwrap();
         assert_eq!(
             o,
             Options {
@@ -258,9 +272,13 @@ mod tests {
                 node_limit: 5000,
                 shortest: false,
                 max_plies: Some(128),
-                engine: Engine::Chip,
+                engine: Engine::Board,
+                board_port: Some("/dev/ttyUSB1".to_string()),
             }
         );
+        o.set("name Engine value chip").unwrap();
+        o.set("name BoardPort value <empty>").unwrap();
+        assert_eq!((o.engine, o.board_port.as_deref()), (Engine::Chip, None));
         assert_eq!(o.nodes(), 5000);
         assert_eq!(Options::default().nodes(), u64::MAX);
         let e = o.set("name MultiPV value 3").unwrap_err();

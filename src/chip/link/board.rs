@@ -346,6 +346,10 @@ impl<T: Transport> OnChip for BoardSearcher<T> {
         BoardSearcher::set_config(self, config)
     }
 
+    fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        BoardSearcher::set_stop(self, stop);
+    }
+
     fn cycles(&self) -> Cycles {
         self.cycles
     }

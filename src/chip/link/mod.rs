@@ -18,6 +18,7 @@ pub mod board;
 pub mod driver;
 pub mod protocol;
 pub mod search;
+pub mod serial;
 pub mod sim_uart;
 
 pub use board::BoardSearcher;
@@ -28,4 +29,5 @@ pub use protocol::{
     kind,
 };
 pub use search::{Done, Geometry, SearchAnswer, SearchRequest};
+pub use serial::SerialTransport;
 pub use sim_uart::{LinkTop, SimConfig, SimUart, SolverLinkTop, UartModel};
