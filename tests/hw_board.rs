@@ -10,6 +10,8 @@
 
 mod common;
 
+use common::limits;
+
 use std::time::Duration;
 
 use rand::rngs::StdRng;
@@ -93,14 +95,6 @@ impl<'ctx> Pair<'ctx> {
             ));
         }
         Ok(got.result)
-    }
-}
-
-fn limits(nodes: u64, shortest: bool, root: Root) -> Limits {
-    Limits {
-        nodes,
-        shortest,
-        root,
     }
 }
 

@@ -10,6 +10,8 @@
 
 mod common;
 
+use common::limits;
+
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -69,14 +71,6 @@ impl<'ctx> Twins<'ctx> {
                 "{what} ({pos}, {limits:?}):\n  chip  {got:?}\n  model {want:?}"
             ))
         }
-    }
-}
-
-fn limits(nodes: u64, shortest: bool, root: Root) -> Limits {
-    Limits {
-        nodes,
-        shortest,
-        root,
     }
 }
 

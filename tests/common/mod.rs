@@ -276,3 +276,12 @@ impl Drop for TempFile {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// The limits of a solve: `nodes` at most, a shortest mate if `shortest`, the root's side.
+pub fn limits(nodes: u64, shortest: bool, root: tsume::solver::Root) -> tsume::solver::Limits {
+    tsume::solver::Limits {
+        nodes,
+        shortest,
+        root,
+    }
+}

@@ -198,6 +198,16 @@ impl Fields<'_> {
     fn u64(&mut self) -> u64 {
         u64::from_le_bytes(self.take())
     }
+    /// pn (4), dn (4), len (2), rep (2), bounded (1).
+    fn value(&mut self) -> Value {
+        Value {
+            pn: self.u32(),
+            dn: self.u32(),
+            len: self.u16(),
+            rep: self.u16(),
+            bounded: self.u8() != 0,
+        }
+    }
 }
 
 /// The payload length of each answer type.
@@ -237,17 +247,11 @@ impl SearchAnswer {
             },
             kind::DONE => {
                 let result = f.u8();
-                let (pn, dn, len, rep, bounded) = (f.u32(), f.u32(), f.u16(), f.u16(), f.u8());
+                let value = f.value();
                 let (children, root_n) = (f.u16(), f.u16());
                 SearchAnswer::Done(Done {
                     result,
-                    value: Value {
-                        pn,
-                        dn,
-                        len,
-                        rep,
-                        bounded: bounded != 0,
-                    },
+                    value,
                     children,
                     root_n,
                     counters: Counters {
@@ -269,17 +273,10 @@ impl SearchAnswer {
             kind::CLEARED => SearchAnswer::Cleared,
             kind::CHILD_REPLY => {
                 let (index, word) = (f.u16(), f.u16());
-                let (pn, dn, len, rep, bounded) = (f.u32(), f.u32(), f.u16(), f.u16(), f.u8());
                 SearchAnswer::Child {
                     index,
                     word,
-                    value: Value {
-                        pn,
-                        dn,
-                        len,
-                        rep,
-                        bounded: bounded != 0,
-                    },
+                    value: f.value(),
                 }
             }
             kind::FOUND => {
