@@ -152,7 +152,7 @@ impl KeyRule {
                 let hand = &hands[colour.to_index()];
                 let defender = colour != self.attacker;
                 for (p, &n) in hand.iter().enumerate() {
-                    if !(defender && !self.complete[p]) {
+                    if !defender || self.complete[p] {
                         k ^= keys.hand_key(colour.to_index(), p, n as usize);
                     }
                 }

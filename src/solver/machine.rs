@@ -253,16 +253,9 @@ impl<'a> Machine<'a> {
                             hand: rule.attacker_hand(&after),
                             left: left - 1,
                         };
-                        table.lookup(probe).map(|f| {
-                            let value = Value {
-                                pn: f.pn,
-                                dn: f.dn,
-                                len: f.len,
-                                rep: REP_NONE,
-                                bounded: f.bounded,
-                            };
-                            (value, f.pieces)
-                        })
+                        table
+                            .lookup(probe)
+                            .map(|f| (Value::found(f.pn, f.dn, f.len, f.bounded), f.pieces))
                     },
                 )
             }
@@ -443,16 +436,9 @@ pub fn expand(
         probes,
         |hash, _| {
             let left = node.root_left - node.ply as u32;
-            table.lookup(keys.table_key(hash, left - 1)).map(|f| {
-                let value = Value {
-                    pn: f.pn,
-                    dn: f.dn,
-                    len: f.len,
-                    rep: REP_NONE,
-                    bounded: f.bounded,
-                };
-                (value, EMPTY)
-            })
+            table
+                .lookup(keys.table_key(hash, left - 1))
+                .map(|f| (Value::found(f.pn, f.dn, f.len, f.bounded), EMPTY))
         },
     )
 }

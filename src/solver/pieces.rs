@@ -4,7 +4,7 @@
 //! pieces for a disproof, the exact hand of an unsolved entry.
 
 use super::hands::{self, Hand};
-use super::table::{Placement, TableTooLarge, available_memory, tag_of};
+use super::table::{Placement, TableTooLarge, allocate, tag_of};
 use super::values::{INF, Pn, add};
 
 /// One way of the pieces table.
@@ -74,28 +74,12 @@ impl PieceTable {
         hand_superiority: bool,
         depth_free: bool,
     ) -> Result<PieceTable, TableTooLarge> {
-        assert!(index_bits <= 32 && ways >= 1, "table geometry");
-        let entries = (1u64 << index_bits).saturating_mul(ways as u64);
-        let bytes = entries.saturating_mul(std::mem::size_of::<PieceEntry>() as u64);
-        let available = available_memory();
-        let too_large = TableTooLarge {
-            entries,
-            bytes,
-            available,
-        };
-        if available.is_some_and(|free| bytes > free) {
-            return Err(too_large);
-        }
-        let len = usize::try_from(entries).map_err(|_| too_large.clone())?;
-        let mut table = Vec::new();
-        table.try_reserve_exact(len).map_err(|_| too_large)?;
-        table.resize(len, PieceEntry::default());
         Ok(PieceTable {
             index_bits,
             ways,
             hand_superiority,
             depth_free,
-            entries: table,
+            entries: allocate(index_bits, ways)?,
         })
     }
 

@@ -337,11 +337,11 @@ pub fn run(opts: &Options) -> Result<()> {
                     );
                     if contradict || solved(a) != solved(b) {
                         mode_differ.push(format!(
-                            "| {set} | {} | {} | {} | {} |",
+                            "| {set} | {} | {} | {} | {engine}: {} |",
                             item.id,
                             engine_name(&modes[0]),
                             describe(&a.answer),
-                            format!("{engine}: {}", describe(&b.answer)),
+                            describe(&b.answer),
                         ));
                     }
                 }
