@@ -24,6 +24,14 @@ pub struct Config {
     pub max_plies: usize,
     /// Children one frame holds: the longest move list a node may have.
     pub max_children: usize,
+    /// The pieces table (docs/search.md, "The pieces table"): the hands out of the table
+    /// key, proof and disproof pieces beside the tag. The model only: the chip refuses it.
+    #[serde(default)]
+    pub hand_superiority: bool,
+    /// The pieces table with the plies left out of the key: a proof applies where its
+    /// length fits, a bounded disproof where no more plies are left. The model only.
+    #[serde(default)]
+    pub depth_free: bool,
 }
 
 impl Config {
@@ -59,6 +67,14 @@ impl Config {
     /// EXPAND counts a move list in 10 bits.
     pub fn check_chip(&self) -> anyhow::Result<()> {
         self.check()?;
+        if self.pieces_table() {
+            bail!(
+                "hand_superiority = {}, depth_free = {}: the chip has the table keyed by plies \
+                 left and exact hands only; set both false in swim.toml [search]",
+                self.hand_superiority,
+                self.depth_free
+            );
+        }
         if self.max_plies < 9 {
             bail!(
                 "max_plies = {}: the chip needs 9 at least (ply indices of 4 bits)",
@@ -72,6 +88,11 @@ impl Config {
             );
         }
         Ok(())
+    }
+
+    /// Whether the model searches with the pieces table (either switch on).
+    pub fn pieces_table(&self) -> bool {
+        self.hand_superiority || self.depth_free
     }
 
     /// The same geometry with a table of about `entries` entries: the same ways, and the
@@ -316,6 +337,8 @@ mod tests {
             tt_ways: 4,
             max_plies: 64,
             max_children: 128,
+            hand_superiority: false,
+            depth_free: false,
         };
         assert_eq!((c.ply_bits(), c.child_bits(), c.chip_plies()), (6, 7, 64));
         let c = Config {

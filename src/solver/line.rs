@@ -59,8 +59,11 @@ pub fn line<S: Searcher + ?Sized>(
             .filter(|&l| l >= 1)
             .ok_or_else(|| Reason::LineUnreadable(format!("the line outgrew its {plies} plies")))?;
         let proven = |s: &mut S, mv: Move| -> Result<Option<u16>, Reason> {
-            let key = keys.table_key(keys.after(&b, h, mv), left - 1);
-            Ok(s.lookup(key)?.filter(|f| f.pn == 0).map(|f| f.len))
+            let mut child = b.clone_compact();
+            child.apply_move(mv);
+            let hash = keys.after(&b, h, mv);
+            let found = s.lookup_node(&child, kind.flip(), hash, left - 1)?;
+            Ok(found.filter(|f| f.pn == 0).map(|f| f.len))
         };
         let pick = match kind {
             Kind::Or => {

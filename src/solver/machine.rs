@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rsshogi::board::Position as Board;
 use rsshogi::types::Move;
 
+use super::hands::{self, EMPTY, Hand, KeyRule};
 use super::moves::{Kind, node_moves};
+use super::pieces::{PieceTable, Probe};
 use super::select::{self, Selection};
 use super::table::Table;
 use super::values::{INF, Pn, REP_NONE, Value};
@@ -23,6 +25,8 @@ pub struct Child {
     pub hash: u64,
     /// Its cached value.
     pub value: Value,
+    /// With the pieces table: the proof or disproof pieces of a solved value.
+    pub pieces: Hand,
 }
 
 /// The frame of the node at one ply of the path.
@@ -34,6 +38,8 @@ struct Frame {
     /// The index of the child being searched below this node.
     best: usize,
     children: Vec<Child>,
+    /// With the pieces table: the pieces of a node EXPAND solved at once.
+    pieces: Hand,
 }
 
 /// Watches SELECT (tests): the ply, kind, thresholds and children of every frame scanned,
@@ -52,11 +58,20 @@ enum State {
     Return(Value),
 }
 
+/// The table a machine searches with: the one keyed by plies left and exact hands (the
+/// chip's), or the pieces table of the model's new mode.
+pub enum Memory<'a> {
+    Plies(&'a mut Table),
+    Pieces(&'a mut PieceTable),
+}
+
 /// The search machine and its memories (the table is the solver's, shared by every
 /// search of one solve).
 pub struct Machine<'a> {
     config: Config,
-    table: &'a mut Table,
+    table: Memory<'a>,
+    /// With the pieces table: the attacker and the complete kinds of the search.
+    rule: KeyRule,
     counters: &'a mut Counters,
     node_limit: u64,
     /// Set from outside (another thread) to end the search before its next move.
@@ -80,9 +95,25 @@ impl<'a> Machine<'a> {
         counters: &'a mut Counters,
         node_limit: u64,
     ) -> Machine<'a> {
+        Machine::with_memory(config, Memory::Plies(table), counters, node_limit)
+    }
+
+    /// A machine over either table.
+    pub fn with_memory(
+        config: Config,
+        table: Memory<'a>,
+        counters: &'a mut Counters,
+        node_limit: u64,
+    ) -> Machine<'a> {
         Machine {
             config,
             table,
+            rule: KeyRule {
+                hand_superiority: config.hand_superiority,
+                depth_free: config.depth_free,
+                attacker: rsshogi::types::Color::BLACK,
+                complete: [true; 7],
+            },
             counters,
             node_limit,
             stop: None,
@@ -117,6 +148,11 @@ impl<'a> Machine<'a> {
         debug_assert!((left as usize) < self.config.max_plies);
         self.board = root.clone_compact();
         self.root_left = left;
+        self.rule.attacker = match kind {
+            Kind::Or => root.turn(),
+            Kind::And => root.turn().flip(),
+        };
+        self.rule.complete = hands::complete_kinds(root);
         self.depth = 0;
         let hash = Keys::get().hash(&self.board);
         self.enter(hash, kind, INF, INF);
@@ -131,11 +167,12 @@ impl<'a> Machine<'a> {
                     th_dn,
                 } => self.descend(index, th_pn, th_dn)?,
                 State::Return(value) => {
-                    self.store(value);
+                    let pieces = self.pieces_of(&value);
+                    self.store(value, pieces);
                     if self.depth == 0 {
                         return Ok(value);
                     }
-                    self.ascend(value)
+                    self.ascend(value, pieces)
                 }
             };
         }
@@ -156,6 +193,7 @@ impl<'a> Machine<'a> {
                 th_dn,
                 best: 0,
                 children: Vec::with_capacity(self.config.max_children),
+                pieces: EMPTY,
             });
         }
         let frame = &mut self.frames[self.depth];
@@ -177,24 +215,66 @@ impl<'a> Machine<'a> {
         let parent = self.frames[d].hash;
         let mut children = std::mem::take(&mut self.frames[d].children);
         let frames = &self.frames;
-        let expanded = expand(
-            &self.board,
-            kind,
-            Node {
-                ply: d,
-                root_left: self.root_left,
-                hash: parent,
-            },
-            |q| frames[q].hash,
-            &*self.table,
-            self.config.max_children,
-            &mut self.scratch,
-            &mut children,
-            &mut self.counters.probes,
-        );
+        let node = Node {
+            ply: d,
+            root_left: self.root_left,
+            hash: parent,
+        };
+        let expanded = match &self.table {
+            Memory::Plies(table) => expand(
+                &self.board,
+                kind,
+                node,
+                |q| frames[q].hash,
+                table,
+                self.config.max_children,
+                &mut self.scratch,
+                &mut children,
+                &mut self.counters.probes,
+            ),
+            Memory::Pieces(table) => {
+                let board = &self.board;
+                let rule = &self.rule;
+                let hands = hands::hands(board);
+                let left = node.root_left - d as u32;
+                expand_with(
+                    board,
+                    kind,
+                    node,
+                    |q| frames[q].hash,
+                    self.config.max_children,
+                    &mut self.scratch,
+                    &mut children,
+                    &mut self.counters.probes,
+                    |hash, mv| {
+                        let after = hands::hands_after(board, &hands, mv);
+                        let probe = Probe {
+                            key: rule.key(hash, &after, left - 1),
+                            hand: rule.attacker_hand(&after),
+                            left: left - 1,
+                        };
+                        table
+                            .lookup(probe)
+                            .map(|f| (Value::found(f.pn, f.dn, f.len, f.bounded), f.pieces))
+                    },
+                )
+            }
+        };
         self.frames[d].children = children;
         Ok(match expanded? {
-            Some(value) => State::Return(value),
+            Some(value) => {
+                if let Memory::Pieces(_) = self.table {
+                    let pieces = super::solved::leaf_pieces(
+                        &self.board,
+                        &self.rule,
+                        kind,
+                        value,
+                        &self.scratch,
+                    );
+                    self.frames[d].pieces = pieces;
+                }
+                State::Return(value)
+            }
             None => State::Select,
         })
     }
@@ -253,20 +333,45 @@ impl<'a> Machine<'a> {
     /// The table write of a returning node: proofs always, disproofs unless they depend
     /// on a repetition of a position above this node, the numbers of an unsolved node;
     /// keyed by the position and the plies left.
-    fn store(&mut self, v: Value) {
+    fn store(&mut self, v: Value, pieces: Hand) {
         let d = self.depth;
         if v.dn == 0 && !final_at(v.rep, d) {
             return;
         }
         let left = self.root_left - d as u32;
-        let key = Keys::get().table_key(self.frames[d].hash, left);
         self.counters.stores += 1;
-        self.table
-            .store(key, v.pn, v.dn, v.len, v.dn == 0 && v.bounded);
+        match &mut self.table {
+            Memory::Plies(table) => {
+                let key = Keys::get().table_key(self.frames[d].hash, left);
+                table.store(key, v.pn, v.dn, v.len, v.dn == 0 && v.bounded);
+            }
+            Memory::Pieces(table) => {
+                let hands = hands::hands(&self.board);
+                let probe = Probe {
+                    key: self.rule.key(self.frames[d].hash, &hands, left),
+                    hand: self.rule.attacker_hand(&hands),
+                    left,
+                };
+                table.store(probe, v.pn, v.dn, v.len, v.dn == 0 && v.bounded, pieces);
+            }
+        }
+    }
+
+    /// With the pieces table: the pieces of the current node's solved value `v` (its
+    /// children's, or those EXPAND gave a terminal node); nothing otherwise.
+    fn pieces_of(&self, v: &Value) -> Hand {
+        if matches!(self.table, Memory::Plies(_)) || (v.pn != 0 && v.dn != 0) {
+            return EMPTY;
+        }
+        let frame = &self.frames[self.depth];
+        if frame.children.is_empty() {
+            return frame.pieces;
+        }
+        super::solved::node_pieces(&self.board, &self.rule, frame.kind, v, &frame.children)
     }
 
     /// Return: the move is taken back and the parent's frame takes the child's value.
-    fn ascend(&mut self, mut v: Value) -> State {
+    fn ascend(&mut self, mut v: Value, pieces: Hand) -> State {
         if v.dn == 0 && final_at(v.rep, self.depth) {
             v.rep = REP_NONE;
         }
@@ -277,6 +382,7 @@ impl<'a> Machine<'a> {
             .undo_move(child.mv)
             .expect("undo of the move just made");
         child.value = v;
+        child.pieces = pieces;
         State::Select
     }
 }
@@ -318,6 +424,39 @@ pub fn expand(
     children: &mut Vec<Child>,
     probes: &mut u64,
 ) -> Result<Option<Value>, Reason> {
+    let keys = Keys::get();
+    expand_with(
+        board,
+        kind,
+        node,
+        path,
+        max_children,
+        moves,
+        children,
+        probes,
+        |hash, _| {
+            let left = node.root_left - node.ply as u32;
+            table
+                .lookup(keys.table_key(hash, left - 1))
+                .map(|f| (Value::found(f.pn, f.dn, f.len, f.bounded), EMPTY))
+        },
+    )
+}
+
+/// [`expand`](fn@expand) with the table read by `probe` (the child's hash and move: its
+/// value and pieces, if an entry applies).
+#[allow(clippy::too_many_arguments)]
+pub fn expand_with(
+    board: &Board,
+    kind: Kind,
+    node: Node,
+    path: impl Fn(usize) -> u64,
+    max_children: usize,
+    moves: &mut Vec<Move>,
+    children: &mut Vec<Child>,
+    probes: &mut u64,
+    mut probe: impl FnMut(u64, Move) -> Option<(Value, Hand)>,
+) -> Result<Option<Value>, Reason> {
     children.clear();
     node_moves(board, kind, moves);
     if moves.len() > max_children {
@@ -343,25 +482,22 @@ pub fn expand(
         let hash = keys.after(board, parent, mv);
         // The path's positions with the child's side to move: plies d - 1, d - 3, ...
         let repeated = (0..d).rev().step_by(2).find(|&q| path(q) == hash);
-        let value = if let Some(q) = repeated {
-            Value {
+        let (value, pieces) = if let Some(q) = repeated {
+            let rep = Value {
                 rep: q as u16,
                 ..Value::NO_CHECK
-            }
+            };
+            (rep, hands::FULL)
         } else {
             *probes += 1;
-            match table.lookup(keys.table_key(hash, left - 1)) {
-                Some(f) => Value {
-                    pn: f.pn,
-                    dn: f.dn,
-                    len: f.len,
-                    rep: REP_NONE,
-                    bounded: f.bounded,
-                },
-                None => Value::NEW,
-            }
+            probe(hash, mv).unwrap_or((Value::NEW, EMPTY))
         };
-        children.push(Child { mv, hash, value });
+        children.push(Child {
+            mv,
+            hash,
+            value,
+            pieces,
+        });
     }
     Ok(None)
 }

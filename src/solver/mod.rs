@@ -6,6 +6,8 @@
 //!   node's [`Value`](values::Value) (the chip's `hdl/search/values.spade`).
 //! - [`zobrist`]: the position hash (splitmix64 keys, incremental update).
 //! - [`table`]: the set-associative transposition table and its replacement rule.
+//! - [`pieces`], [`hands`], [`solved`]: the model's new mode, the pieces table (hands and
+//!   plies left beside the tag; proof and disproof pieces).
 //! - [`moves`]: a node's children and their order (`order_children`).
 //! - [`machine`]: the iterative state machine over the child frames.
 //! - [`select`](mod@select): SELECT, one scan of a frame, as a pure function (the chip's
@@ -23,10 +25,13 @@
 //! ```
 
 pub mod config;
+pub mod hands;
 pub mod line;
 pub mod machine;
 pub mod moves;
+pub mod pieces;
 pub mod select;
+pub mod solved;
 pub mod table;
 pub mod values;
 pub mod zobrist;
@@ -40,7 +45,8 @@ use std::sync::atomic::AtomicBool;
 use rsshogi::types::Move;
 
 use crate::position::Position;
-use machine::Machine;
+use machine::{Machine, Memory};
+use pieces::{PieceTable, Probe};
 use table::Table;
 
 /// The counters of a solve, summed over its searches (the line's included).
@@ -157,6 +163,19 @@ pub trait Searcher {
     fn root_children(&mut self) -> Result<Vec<(Move, values::Value)>, Reason>;
     /// A table read that no counter counts (the line's).
     fn lookup(&mut self, key: u64) -> Result<Option<table::Found>, Reason>;
+    /// The line's read of the node `board` of `kind` (position hash `hash`) with `left`
+    /// plies left, not counted: by default [`Searcher::lookup`] with the table key of
+    /// docs/search.md; the model's pieces table reads it with the node's hand.
+    fn lookup_node(
+        &mut self,
+        board: &rsshogi::board::Position,
+        kind: Kind,
+        hash: u64,
+        left: u32,
+    ) -> Result<Option<table::Found>, Reason> {
+        let _ = (board, kind);
+        self.lookup(zobrist::Keys::get().table_key(hash, left))
+    }
     /// The counters of the solve so far.
     fn counters(&self) -> Counters;
     /// The mating line walked from `board` (a node of `kind` with `left` plies left) by
@@ -253,7 +272,7 @@ pub fn solve_on<S: Searcher + ?Sized>(searcher: &mut S, pos: &Position, limits: 
 /// that a solve's counters depend on nothing before it).
 pub struct Solver {
     config: Config,
-    table: Table,
+    table: Tables,
     counters: Counters,
     stop: Option<Arc<AtomicBool>>,
     /// The root's children after the last search.
@@ -270,7 +289,13 @@ impl Solver {
     /// A solver with the table and frames of `config`, or why this machine cannot hold its
     /// table.
     pub fn try_new(config: Config) -> Result<Solver, table::TableTooLarge> {
-        let table = Table::try_new(config.tt_index_bits, config.tt_ways)?;
+        let (bits, ways) = (config.tt_index_bits, config.tt_ways);
+        let table = if config.pieces_table() {
+            let (hs, df) = (config.hand_superiority, config.depth_free);
+            Tables::Pieces(PieceTable::try_new(bits, ways, hs, df)?)
+        } else {
+            Tables::Plies(Table::try_new(bits, ways)?)
+        };
         Ok(Solver {
             config,
             table,
@@ -305,7 +330,10 @@ impl Searcher for Solver {
     }
 
     fn begin(&mut self) -> Result<(), Reason> {
-        self.table.clear();
+        match &mut self.table {
+            Tables::Plies(t) => t.clear(),
+            Tables::Pieces(t) => t.clear(),
+        }
         self.counters = Counters::default();
         Ok(())
     }
@@ -317,9 +345,12 @@ impl Searcher for Solver {
         plies: u32,
         node_limit: u64,
     ) -> Result<values::Value, Reason> {
-        let mut machine =
-            Machine::new(self.config, &mut self.table, &mut self.counters, node_limit)
-                .with_stop(self.stop.as_deref());
+        let memory = match &mut self.table {
+            Tables::Plies(t) => Memory::Plies(t),
+            Tables::Pieces(t) => Memory::Pieces(t),
+        };
+        let mut machine = Machine::with_memory(self.config, memory, &mut self.counters, node_limit)
+            .with_stop(self.stop.as_deref());
         let value = machine.run(board, kind, plies);
         self.root.clear();
         self.root.extend_from_slice(machine.root_children());
@@ -331,10 +362,54 @@ impl Searcher for Solver {
     }
 
     fn lookup(&mut self, key: u64) -> Result<Option<table::Found>, Reason> {
-        Ok(self.table.lookup(key))
+        Ok(match &self.table {
+            Tables::Plies(t) => t.lookup(key),
+            // Its entries need the node's hand: the line reads them with `lookup_node`.
+            Tables::Pieces(_) => None,
+        })
+    }
+
+    fn lookup_node(
+        &mut self,
+        board: &rsshogi::board::Position,
+        kind: Kind,
+        hash: u64,
+        left: u32,
+    ) -> Result<Option<table::Found>, Reason> {
+        let Tables::Pieces(t) = &self.table else {
+            return self.lookup(zobrist::Keys::get().table_key(hash, left));
+        };
+        let rule = hands::KeyRule {
+            hand_superiority: self.config.hand_superiority,
+            depth_free: self.config.depth_free,
+            attacker: match kind {
+                Kind::Or => board.turn(),
+                Kind::And => board.turn().flip(),
+            },
+            complete: hands::complete_kinds(board),
+        };
+        let h = hands::hands(board);
+        let probe = Probe {
+            key: rule.key(hash, &h, left),
+            hand: rule.attacker_hand(&h),
+            left,
+        };
+        Ok(t.lookup(probe).map(|f| table::Found {
+            pn: f.pn,
+            dn: f.dn,
+            len: f.len,
+            bounded: f.bounded,
+        }))
     }
 
     fn counters(&self) -> Counters {
         self.counters
     }
+}
+
+/// The solver's table: the one of docs/search.md, or the pieces table (the model's new
+/// mode, [`Config::pieces_table`]).
+enum Tables {
+    Plies(Table),
+    Pieces(PieceTable),
 }

@@ -126,6 +126,29 @@ pub fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// The entries of an empty table of `2^index_bits` sets of `ways` ways (`index_bits` at
+/// most 32) of entries `E`, or why this machine cannot hold them: more bytes than the
+/// memory available, or an allocation that fails.
+pub fn allocate<E: Default + Clone>(index_bits: u32, ways: usize) -> Result<Vec<E>, TableTooLarge> {
+    assert!(index_bits <= 32 && ways >= 1, "table geometry");
+    let entries = (1u64 << index_bits).saturating_mul(ways as u64);
+    let bytes = entries.saturating_mul(std::mem::size_of::<E>() as u64);
+    let available = available_memory();
+    let too_large = TableTooLarge {
+        entries,
+        bytes,
+        available,
+    };
+    if available.is_some_and(|free| bytes > free) {
+        return Err(too_large);
+    }
+    let len = usize::try_from(entries).map_err(|_| too_large.clone())?;
+    let mut table = Vec::new();
+    table.try_reserve_exact(len).map_err(|_| too_large)?;
+    table.resize(len, E::default());
+    Ok(table)
+}
+
 /// The bytes of a table of `entries` entries.
 pub fn table_bytes(entries: u64) -> u64 {
     entries.saturating_mul(std::mem::size_of::<Entry>() as u64)
@@ -141,26 +164,10 @@ impl Table {
     /// An empty table of `2^index_bits` sets of `ways` ways, or why this machine cannot
     /// hold it: more bytes than the memory available, or an allocation that fails.
     pub fn try_new(index_bits: u32, ways: usize) -> Result<Table, TableTooLarge> {
-        assert!(index_bits <= 32 && ways >= 1, "table geometry");
-        let entries = (1u64 << index_bits).saturating_mul(ways as u64);
-        let bytes = table_bytes(entries);
-        let available = available_memory();
-        let too_large = TableTooLarge {
-            entries,
-            bytes,
-            available,
-        };
-        if available.is_some_and(|free| bytes > free) {
-            return Err(too_large);
-        }
-        let len = usize::try_from(entries).map_err(|_| too_large.clone())?;
-        let mut table = Vec::new();
-        table.try_reserve_exact(len).map_err(|_| too_large)?;
-        table.resize(len, Entry::default());
         Ok(Table {
             index_bits,
             ways,
-            entries: table,
+            entries: allocate(index_bits, ways)?,
         })
     }
 

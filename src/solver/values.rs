@@ -66,6 +66,17 @@ pub struct Value {
 }
 
 impl Value {
+    /// The value of a table entry: its numbers, no repetition.
+    pub const fn found(pn: Pn, dn: Pn, len: u16, bounded: bool) -> Value {
+        Value {
+            pn,
+            dn,
+            len,
+            rep: REP_NONE,
+            bounded,
+        }
+    }
+
     /// A position not yet expanded (not in the table): pn = dn = 1.
     pub const NEW: Value = Value {
         pn: 1,

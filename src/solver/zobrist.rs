@@ -210,6 +210,12 @@ pub fn plies_key_addr(left: uint<10>) -> uint<{addr_bits}> {{
         hash ^ self.plies[left as usize]
     }
 
+    /// `hand[colour][piece][count]` (`colour` 0 black, 1 white; `piece` in [`HAND_MAX`]'s
+    /// order; the key of count 0 is 0).
+    pub fn hand_key(&self, colour: usize, piece: usize, count: usize) -> u64 {
+        self.hand[colour][piece][count]
+    }
+
     /// The keys (generated once).
     pub fn get() -> &'static Keys {
         static KEYS: OnceLock<Keys> = OnceLock::new();

@@ -19,6 +19,11 @@ use crate::util::{self, Failure};
 
 mod solver;
 
+/// The model's table modes named in `text` (`bench --solver --model-modes`, `solve --table`).
+pub fn solver_modes(text: Option<&str>) -> Result<Vec<solver::Mode>> {
+    solver::parse_modes(text)
+}
+
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Random positions (half of them in check) besides the problem suite.
@@ -61,6 +66,11 @@ pub struct BenchArgs {
     /// 0: no chip.
     #[arg(long, value_name = "K", default_value_t = 10, allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub chip_sample: usize,
+    /// With --solver: the model's table modes, a row each, comma-separated: plies (the
+    /// chip's table), hands (hand_superiority), depth (depth_free), pieces (both);
+    /// default plies,pieces. The chip's column compares with the first.
+    #[arg(long, value_name = "MODES")]
+    pub model_modes: Option<String>,
 }
 
 /// Cycle statistics of one group of positions.
@@ -171,6 +181,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             max_plies: args.max_plies,
             chip_nodes: args.chip_nodes,
             chip_sample: args.chip_sample,
+            model_modes: args.model_modes.clone(),
         });
     }
     let mhz = match args.mhz {

@@ -132,6 +132,14 @@ impl Tally {
         self.seconds += run.seconds;
     }
 
+    /// The short row: proved (mate), nodes, time.
+    fn brief(&self, set: &str, engine: &str) -> String {
+        format!(
+            "| {set} | {engine} | {} | {} | {:.2} |",
+            self.mate, self.nodes, self.seconds
+        )
+    }
+
     fn row(&self, set: &str, engine: &str) -> String {
         let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
         format!(
@@ -161,6 +169,69 @@ pub struct Options {
     pub chip_nodes: u64,
     /// Positions of each set looked at for the chip, from its start; 0: no chip.
     pub chip_sample: usize,
+    /// The model's table modes, each a row of its own (`--model-modes`).
+    pub model_modes: Option<String>,
+}
+
+/// A table mode of the model (docs/search.md, "The pieces table"): its name in
+/// `--model-modes` and the two switches of swim.toml `[search]` it sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mode {
+    pub name: &'static str,
+    pub hand_superiority: bool,
+    pub depth_free: bool,
+}
+
+/// The modes: the chip's table, the hands out of the key, the plies left out of it, both.
+pub const MODES: [Mode; 4] = [
+    Mode {
+        name: "plies",
+        hand_superiority: false,
+        depth_free: false,
+    },
+    Mode {
+        name: "hands",
+        hand_superiority: true,
+        depth_free: false,
+    },
+    Mode {
+        name: "depth",
+        hand_superiority: false,
+        depth_free: true,
+    },
+    Mode {
+        name: "pieces",
+        hand_superiority: true,
+        depth_free: true,
+    },
+];
+
+/// The modes named by `--model-modes` (comma-separated; default: plies and pieces), in
+/// the order given.
+pub fn parse_modes(text: Option<&str>) -> Result<Vec<Mode>> {
+    let text = text.unwrap_or("plies,pieces");
+    let names = || MODES.map(|m| m.name).join(", ");
+    let mut modes: Vec<Mode> = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let Some(mode) = MODES.iter().find(|m| m.name == name) else {
+            anyhow::bail!("--model-modes: no mode `{name}`; the modes are {}", names());
+        };
+        if !modes.contains(mode) {
+            modes.push(*mode);
+        }
+    }
+    if modes.is_empty() {
+        anyhow::bail!("--model-modes is empty; name some of {}", names());
+    }
+    Ok(modes)
+}
+
+/// A model row's engine name: `model` for the chip's table, else with the mode.
+fn engine_name(mode: &Mode) -> String {
+    match mode.name {
+        "plies" => "model".to_string(),
+        name => format!("model ({name})"),
+    }
 }
 
 pub fn run(opts: &Options) -> Result<()> {
@@ -171,6 +242,8 @@ pub fn run(opts: &Options) -> Result<()> {
         ));
     }
     let sets = parse_sets(opts.sets.as_deref()).map_err(|e| Failure::error(2, format!("{e}")))?;
+    let modes =
+        parse_modes(opts.model_modes.as_deref()).map_err(|e| Failure::error(2, format!("{e}")))?;
     let version = cshogi_version()?;
     let manifest = util::project_root().join("swim.toml");
     let mut config = Config::from_manifest(&manifest)?.with_tt_entries(opts.tt_entries);
@@ -180,7 +253,15 @@ pub fn run(opts: &Options) -> Result<()> {
             .check()
             .map_err(|e| Failure::error(2, format!("--max-plies {plies}: {e:#}")))?;
     }
-    let mut solver = crate::solve::model(config, Some(opts.tt_entries))?;
+    let mut solvers = Vec::new();
+    for mode in &modes {
+        let config = Config {
+            hand_superiority: mode.hand_superiority,
+            depth_free: mode.depth_free,
+            ..config
+        };
+        solvers.push(crate::solve::model(config, Some(opts.tt_entries))?);
+    }
     let project = tsume::project::manifest::Manifest::load(&util::project_root())?;
     let chip_config = project.search()?;
     let mhz = project.clock_mhz(None)?;
@@ -218,29 +299,57 @@ pub fn run(opts: &Options) -> Result<()> {
     let mut chip_rows = Vec::new();
     let mut chip_total = ChipTally::default();
     let mut chip_differ = Vec::new();
+    let mut summary = Vec::new();
+    let mut mode_differ = Vec::new();
     for set in &sets {
         let items = load_set(set, opts.sample)?;
-        let bar = util::progress_bar(2 * items.len() as u64);
+        let bar = util::progress_bar((1 + modes.len() as u64) * items.len() as u64);
         eprintln!("bench: {set} ({} positions)", items.len());
-        let mut model = Tally::default();
-        bar.set_message(format!("{set}: model"));
-        let mut model_runs = Vec::new();
-        for item in &items {
-            let run = run_model(&mut solver, item, opts.nodes, root_of(set));
-            model_runs.push(run.clone());
-            model.add(item.expect, &run);
-            if is_wrong(item.expect, &run.answer)
-                || matches!(run.answer, Answer::Error(_) | Answer::Unknown(Some(_)))
-            {
-                notes.push(format!(
-                    "| {set} | model | {} | {} | `{}` |",
-                    item.id,
-                    describe(&run.answer),
-                    item.sfen
-                ));
+        let mut tallies = Vec::new();
+        let mut runs_by_mode: Vec<Vec<Run>> = Vec::new();
+        for (mode, solver) in modes.iter().zip(solvers.iter_mut()) {
+            let engine = engine_name(mode);
+            let mut model = Tally::default();
+            bar.set_message(format!("{set}: {engine}"));
+            let mut model_runs = Vec::new();
+            for item in &items {
+                let run = run_model(solver, item, opts.nodes, root_of(set));
+                model_runs.push(run.clone());
+                model.add(item.expect, &run);
+                if is_wrong(item.expect, &run.answer)
+                    || matches!(run.answer, Answer::Error(_) | Answer::Unknown(Some(_)))
+                {
+                    notes.push(format!(
+                        "| {set} | {engine} | {} | {} | `{}` |",
+                        item.id,
+                        describe(&run.answer),
+                        item.sfen
+                    ));
+                }
+                bar.inc(1);
             }
-            bar.inc(1);
+            if let Some(first) = runs_by_mode.first() {
+                for ((item, a), b) in items.iter().zip(first).zip(&model_runs) {
+                    let solved = |r: &Run| matches!(r.answer, Answer::Mate(_) | Answer::NoMate);
+                    let contradict = matches!(
+                        (&a.answer, &b.answer),
+                        (Answer::Mate(_), Answer::NoMate) | (Answer::NoMate, Answer::Mate(_))
+                    );
+                    if contradict || solved(a) != solved(b) {
+                        mode_differ.push(format!(
+                            "| {set} | {} | {} | {} | {engine}: {} |",
+                            item.id,
+                            engine_name(&modes[0]),
+                            describe(&a.answer),
+                            describe(&b.answer),
+                        ));
+                    }
+                }
+            }
+            tallies.push(model);
+            runs_by_mode.push(model_runs);
         }
+        let model_runs = runs_by_mode.swap_remove(0);
         let mut cshogi = Tally::default();
         bar.set_message(format!("{set}: cshogi"));
         let mut process = Cshogi::start(opts.nodes)?;
@@ -285,8 +394,12 @@ pub fn run(opts: &Options) -> Result<()> {
         }
         process.finish();
         bar.finish_and_clear();
-        rows.push(model.row(set, "model"));
+        for (mode, tally) in modes.iter().zip(&tallies) {
+            rows.push(tally.row(set, &engine_name(mode)));
+            summary.push(tally.brief(set, &engine_name(mode)));
+        }
         rows.push(cshogi.row(set, "cshogi DfPn"));
+        summary.push(cshogi.brief(set, "cshogi DfPn"));
         if let Some(chip) = chip.as_mut() {
             let tally = chip.run(set, &items, &model_runs, &cshogi_runs, &mut chip_differ);
             chip_rows.push(tally.row(set, mhz));
@@ -320,6 +433,16 @@ pub fn run(opts: &Options) -> Result<()> {
     for row in &rows {
         println!("{row}");
     }
+    print_rows(
+        "Per set, each model mode (docs/search.md, \"The pieces table\") and cshogi:",
+        &["set", "engine", "proved", "nodes", "time (s)"],
+        &summary,
+    );
+    print_rows(
+        "Positions the model's modes answer differently (solved or not, mate or no mate):",
+        &["set", "position", "mode", "answer", "other mode"],
+        &mode_differ,
+    );
     match &chip {
         Some(chip) => print_chip(chip, chip_config, &chip_rows, &chip_total, chip_model_time),
         None => println!(

@@ -128,12 +128,28 @@ pub struct SolveArgs {
     /// its own or fewer.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub max_plies: Option<usize>,
+    /// The model's table (docs/search.md): plies (the chip's, swim.toml's default), hands
+    /// (hand_superiority), depth (depth_free) or pieces (both); the model only.
+    #[arg(long, value_name = "MODE")]
+    pub table: Option<String>,
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
     let manifest = Manifest::load(&util::project_root())?;
-    let base = manifest.search()?;
+    let mut base = manifest.search()?;
     let on_chip = args.engine == SolveEngine::Chip;
+    if let Some(name) = &args.table {
+        let modes = crate::bench::solver_modes(Some(name))
+            .map_err(|e| Failure::error(2, format!("{e}")))?;
+        if on_chip && modes[0].name != "plies" {
+            return Err(Failure::error(
+                2,
+                format!("--table {name}: the chip has the plies table only; add `--engine model`"),
+            ));
+        }
+        base.hand_superiority = modes[0].hand_superiority;
+        base.depth_free = modes[0].depth_free;
+    }
     if let Some(vcd) = &args.vcd {
         if !on_chip {
             return Err(Failure::error(

@@ -1,0 +1,188 @@
+//! The model's pieces table (docs/search.md, "The pieces table"): in each of its modes
+//! (hands out of the key, plies left out of it, both) the suite's answers and shortest
+//! lengths are the chip table's, fresh random positions (many with pieces missing from
+//! the 40) agree with the exhaustive search, and a proof applies to a hand that holds its
+//! proof pieces and not to one that lacks them.
+
+use tsume::mate::mate_length;
+use tsume::position::Position;
+use tsume::problems::{Expected, load_suite};
+use tsume::random::{Kind as RandomKind, TsumeGenerator, seed_from_env};
+use tsume::solver::moves::Kind;
+use tsume::solver::zobrist::Keys;
+use tsume::solver::{Config, Limits, Root, SearchResult, Searcher, Solver};
+
+fn config() -> Config {
+    Config::from_manifest(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("swim.toml"))
+        .expect("swim.toml has a [search] table")
+}
+
+/// The three new modes: hands, depth, pieces.
+fn modes() -> [(&'static str, Config); 3] {
+    let c = config();
+    [
+        (
+            "hands",
+            Config {
+                hand_superiority: true,
+                ..c
+            },
+        ),
+        (
+            "depth",
+            Config {
+                depth_free: true,
+                ..c
+            },
+        ),
+        (
+            "pieces",
+            Config {
+                hand_superiority: true,
+                depth_free: true,
+                ..c
+            },
+        ),
+    ]
+}
+
+fn shortest(nodes: u64) -> Limits {
+    Limits {
+        nodes,
+        shortest: true,
+        root: Root::Attacker,
+    }
+}
+
+/// swim.toml keeps the chip's table: both switches off.
+#[test]
+fn the_manifest_keeps_the_chips_table() {
+    let c = config();
+    assert!(!c.hand_superiority && !c.depth_free && !c.pieces_table());
+    let e = modes()[2].1.check_chip().unwrap_err().to_string();
+    assert!(e.contains("hand_superiority = true"), "{e}");
+}
+
+/// Every suite problem: the same result as the chip's table, the mates at the same
+/// (minimax) length, in every mode; and the pieces mode makes fewer nodes over the suite.
+#[test]
+fn every_mode_answers_the_suite_as_the_chips_table() {
+    let problems =
+        load_suite(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems")).unwrap();
+    let mut plies = Solver::new(config());
+    let mut nodes = [0u64; 4];
+    let mut solvers: Vec<_> = modes().map(|(name, c)| (name, Solver::new(c))).into();
+    for p in problems.iter().filter(|p| p.solve_only.is_none()) {
+        let pos = Position::from_sfen(&p.sfen).unwrap();
+        let want = plies.solve(&pos, shortest(5_000_000));
+        nodes[0] += want.counters.nodes;
+        for (i, (name, solver)) in solvers.iter_mut().enumerate() {
+            let out = solver.solve(&pos, shortest(5_000_000));
+            nodes[i + 1] += out.counters.nodes;
+            let what = format!(
+                "{name}: {} {:?} (chip's table {:?})",
+                p.id, out.result, want.result
+            );
+            assert_eq!(out.result, want.result, "{what}");
+            assert_eq!(out.shortest, want.shortest, "{what}");
+            assert_eq!(out.pv.len(), want.pv.len(), "{what}");
+            if let Expected::Mate(n) = p.expected {
+                assert_eq!(out.pv.len() as u32, n, "{what}");
+            }
+        }
+    }
+    assert!(
+        nodes[3] < nodes[0],
+        "nodes plies / hands / depth / pieces: {nodes:?}"
+    );
+}
+
+/// Fresh random positions: every mate within 5 plies of the exhaustive search is found at
+/// its length and none is contradicted by a `nomate`, in every mode, with a large table;
+/// with a tiny one that evicts, a mate found is one of its length and no `nomate` is wrong.
+#[test]
+fn random_positions_agree_with_the_exhaustive_search_in_every_mode() {
+    let seed = seed_from_env();
+    let mut g = TsumeGenerator::new(seed);
+    let positions: Vec<_> = (0..150).map(|_| g.next_position(RandomKind::Any)).collect();
+    let expected: Vec<_> = positions.iter().map(|p| mate_length(p, 5)).collect();
+    assert!(
+        expected.iter().filter(|e| e.is_some()).count() >= 10,
+        "TSUME_SEED={seed}"
+    );
+    for (name, c) in modes() {
+        for table in [
+            c,
+            Config {
+                tt_index_bits: 2,
+                tt_ways: 2,
+                ..c
+            },
+        ] {
+            let mut solver = Solver::new(table);
+            for (i, (pos, want)) in positions.iter().zip(&expected).enumerate() {
+                let limit = if want.is_some() { 2_000_000 } else { 20_000 };
+                let out = solver.solve(pos, shortest(limit));
+                let what = format!(
+                    "{name}, {} entries: TSUME_SEED={seed} position {i} {pos}: {:?}",
+                    table.tt_entries(),
+                    out.result
+                );
+                let tiny = table.tt_index_bits == 2;
+                match want {
+                    // A tiny table may run out of nodes; it never answers wrong.
+                    Some(_) if tiny && out.result != SearchResult::Mate => {
+                        assert_ne!(out.result, SearchResult::NoMate, "{what}");
+                    }
+                    Some(n) => {
+                        assert_eq!(out.result, SearchResult::Mate, "{what}");
+                        assert!(out.shortest, "{what}");
+                        assert_eq!(out.pv.len() as u32, *n, "{what}");
+                    }
+                    None => {
+                        if out.result == SearchResult::Mate {
+                            assert!(out.pv.len() > 5, "{what}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The proof of a gold drop mate (proof pieces: one gold) applies to the same board with
+/// a pawn more in the attacker's hand, not to one without the gold; with the plies left
+/// out of the key, to more plies left and not to none.
+#[test]
+fn a_proof_applies_where_the_hand_holds_its_pieces() {
+    let solved = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
+    let more = "4k4/9/4P4/9/9/9/9/9/9 b GP2r2b3g4s4n4l16p 1";
+    let without = "4k4/9/4P4/9/9/9/9/9/9 b P2r2b4g4s4n4l16p 1";
+    let mut solver = Solver::new(modes()[2].1);
+    let out = solver.solve(&Position::from_sfen(solved).unwrap(), Limits::default());
+    assert_eq!(out.result, SearchResult::Mate);
+    let mut look = |sfen: &str, left: u32| {
+        let pos = Position::from_sfen(sfen).unwrap();
+        let hash = Keys::get().hash(pos.inner());
+        solver
+            .lookup_node(pos.inner(), Kind::Or, hash, left)
+            .unwrap()
+            .filter(|f| f.pn == 0)
+            .map(|f| f.len)
+    };
+    assert_eq!(look(solved, 63), Some(1));
+    assert_eq!(look(more, 63), Some(1));
+    assert_eq!(look(more, 7), Some(1));
+    assert_eq!(look(without, 63), None);
+    // The chip's table keys the plies left and the exact hands: neither applies there.
+    let mut plies = Solver::new(config());
+    plies.solve(&Position::from_sfen(solved).unwrap(), Limits::default());
+    let pos = Position::from_sfen(more).unwrap();
+    let hash = Keys::get().hash(pos.inner());
+    assert!(
+        plies
+            .lookup_node(pos.inner(), Kind::Or, hash, 63)
+            .unwrap()
+            .is_none()
+    );
+}
