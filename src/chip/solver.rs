@@ -118,6 +118,13 @@ impl OnChip for ChipSearcher<'_> {
 /// chip's `table_bits` and `max_children` inputs the rest. The error says what the chip
 /// can take.
 pub fn chip_takes(built: Config, config: Config) -> Result<(), String> {
+    if config.pieces_table() {
+        return Err(
+            "the chip's table is keyed by plies left and exact hands: it searches \
+                    without hand superiority and depth-free entries"
+                .to_string(),
+        );
+    }
     if config.tt_ways == built.tt_ways
         && config.tt_index_bits <= built.tt_index_bits
         && (2..=built.max_plies).contains(&config.max_plies)

@@ -97,6 +97,7 @@ impl RunArgs {
             shortest: self.shortest,
             tt_entries: self.tt_entries,
             max_plies: self.max_plies,
+            table: None,
         }
     }
 }

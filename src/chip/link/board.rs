@@ -67,6 +67,8 @@ impl<T: Transport> BoardSearcher<T> {
             tt_ways: usize::from(geometry.tt_ways),
             max_plies: usize::from(geometry.max_plies),
             max_children: usize::from(geometry.max_children),
+            hand_superiority: false,
+            depth_free: false,
         };
         chip_takes(built, config).map_err(|why| format!("the board's chip: {why}"))?;
         // A PROGRESS frame (20 bytes) at most every twentieth of the line's time.
