@@ -90,6 +90,17 @@ def synthesise(args):
     ys.log_flush()
 
 
+def die_with_parent():
+    """Linux: the child is killed when this process dies (xtask stops a tool by killing it)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def shown_quiet(line, error_seen):
     """What `yosys -q` shows: warnings, errors (and what follows an error), the last line."""
     return error_seen or line.startswith(("Warning:", "ERROR:", "End of script:"))
@@ -102,6 +113,7 @@ def main():
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
+        die_with_parent()
         os.close(read)
         os.dup2(write, 1)
         os.dup2(write, 2)
