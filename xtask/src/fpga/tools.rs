@@ -1,11 +1,12 @@
 //! Running the FPGA tools: each as a stage with its log, the latest output line in the
 //! stage's spinner, and an optional watcher that may stop it; the tool missing, setup.
 //!
-//! The yowasp tools run in WebAssembly and mount a private folder of their own at `/tmp`:
-//! a file the host wrote under `/tmp` is invisible to them, and they may not climb above
-//! their working directory with `..`. So every tool runs in the project root ([`Tool`]) and
-//! every path it is handed, on its command line or in a script it reads, is relative to
-//! that root ([`tool_path`]).
+//! nextpnr-ecp5 and ecppack (yowasp's) run in WebAssembly and mount a private folder of
+//! their own at `/tmp`: a file the host wrote under `/tmp` is invisible to them, and they
+//! may not climb above their working directory with `..`. So every tool runs in the project
+//! root ([`Tool`]) and every path it is handed, on its command line or in a script it
+//! reads, is relative to that root ([`tool_path`]). yosys is native (pyosys) and would take
+//! any path; it gets the same relative ones.
 
 use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
@@ -60,8 +61,14 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// The wrapper `.tools/bin/NAME`.
     pub fn new(root: &Path, name: &str) -> Tool {
-        let mut cmd = Command::new(util::tools_bin().join(name));
+        Tool::program(root, &util::tools_bin().join(name))
+    }
+
+    /// Any program.
+    pub fn program(root: &Path, program: &Path) -> Tool {
+        let mut cmd = Command::new(program);
         cmd.current_dir(root);
         Tool {
             root: root.to_path_buf(),
@@ -262,11 +269,8 @@ pub fn watched_stage(
 }
 
 pub fn require_tools() -> Result<()> {
-    let missing = setup::FPGA_TOOLS
-        .iter()
-        .any(|(name, _)| !util::tools_bin().join(name).exists());
-    if missing {
-        eprintln!("bitstream: FPGA tools missing in .tools/bin: running setup first");
+    if !setup::fpga_tools_ready()? {
+        eprintln!("bitstream: FPGA tools missing in .tools: running setup first");
         setup::run()?;
     }
     Ok(())

@@ -74,8 +74,8 @@ pub fn module_ports(verilog: &str, unit: &str) -> Result<Vec<Port>> {
 }
 
 /// Bits of one input shift register of the wrapper. One register for all the inputs would
-/// be a chain of thousands of flip-flops, each driving the next, and yowasp's yosys sorts
-/// such a chain recursively in `techmap` (its WebAssembly stack runs out on a long one).
+/// be a chain of thousands of flip-flops, each driving the next, and yosys sorts such a
+/// chain recursively in `techmap` (yowasp's WebAssembly stack ran out on a long one).
 /// Each register has a pin of its own: registers fed by the same pin would be the same
 /// register to yosys (`opt_merge` merges flip-flops with the same input, then their
 /// successors), which would make input bits copies of each other, constants of the logic.

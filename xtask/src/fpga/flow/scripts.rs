@@ -1,6 +1,7 @@
 //! What `cargo xtask bitstream` hands its tools: the chip's synthesis script and the
 //! per-block one, and ecppack's command, every path in them relative to the project root
-//! (the yowasp tools cannot see a project under `/tmp` by its absolute path).
+//! (the WebAssembly tools, nextpnr-ecp5 and ecppack, cannot see a project under `/tmp` by
+//! its absolute path; yosys, native, gets the same form).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -66,8 +67,8 @@ mod tests {
     use super::*;
     use crate::fpga::device::{device, link_settings, pll_params};
     use crate::fpga::pnr::Nextpnr;
-    use crate::fpga::synth::yosys;
-    use crate::util;
+    use crate::fpga::synth::{LAUNCHER, yosys};
+    use crate::{toolchain, util};
     use tsume::project::manifest::Manifest;
 
     /// Every argument of `cmd` that names a file: none is absolute, and the command runs in
@@ -86,7 +87,8 @@ mod tests {
 
     /// The flow's commands and scripts, built from the repository's swim.toml and board
     /// with the flow's absolute paths, hand the tools only paths relative to the project
-    /// root (the yowasp tools cannot see a project under `/tmp` by its absolute path).
+    /// root (the yowasp tools cannot see a project under `/tmp` by its absolute path), but
+    /// for yosys' launcher, which the venv's Python runs.
     #[test]
     fn tools_get_paths_relative_to_the_project_root() {
         let root = util::project_root();
@@ -134,7 +136,19 @@ mod tests {
         );
         assert!(blocks.contains("tee -q -o \"build/bitstream/blocks-stat.json\""));
 
-        assert_relative(&yosys(&root, &dir.join("synth.ys"), false).unwrap(), &root);
+        let cmd = yosys(&root, &dir.join("synth.ys"), true).unwrap();
+        assert_eq!(cmd.get_program(), toolchain::venv_python());
+        assert_eq!(cmd.get_current_dir(), Some(root.as_path()));
+        let args: Vec<_> = cmd.get_args().collect();
+        assert_eq!(
+            args,
+            [
+                root.join(LAUNCHER).as_os_str(),
+                "-q".as_ref(),
+                "-s".as_ref(),
+                "build/bitstream/synth.ys".as_ref()
+            ]
+        );
         let config = dir.join("board_top.config");
         let bit = root.join("build").join("tsume.bit");
         assert_relative(&ecppack(&root, &config, &bit).unwrap(), &root);
