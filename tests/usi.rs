@@ -536,7 +536,7 @@ fn the_chip_answers_as_the_model() {
     let mut e = Engine::start();
     e.send("usi");
     let lines = e.until("usiok", PATIENCE);
-    let want = "option name Engine type combo default model var model var chip";
+    let want = "option name Engine type combo default model var model var chip var board";
     assert!(lines.iter().any(|l| l == want), "{lines:?}");
     let problems = [MATE1, mate3.as_str()];
     let model: Vec<_> = problems

@@ -111,18 +111,6 @@ impl<T: Transport> BoardSearcher<T> {
         self.built
     }
 
-    /// Searches from the next solve on with `config`, which the chip must take.
-    pub fn set_config(&mut self, config: Config) -> Result<(), String> {
-        chip_takes(self.built, config)?;
-        self.config = config;
-        Ok(())
-    }
-
-    /// A flag another thread may set to stop the searches that follow (STOP).
-    pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
-        self.stop = stop;
-    }
-
     /// Nodes the last PROGRESS frame reported.
     pub fn progress_nodes(&self) -> u64 {
         self.progress_nodes
@@ -345,11 +333,14 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
 
 impl<T: Transport> OnChip for BoardSearcher<T> {
     fn set_config(&mut self, config: Config) -> Result<(), String> {
-        BoardSearcher::set_config(self, config)
+        chip_takes(self.built, config)?;
+        self.config = config;
+        Ok(())
     }
 
+    /// STOP is sent when the flag is set.
     fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
-        BoardSearcher::set_stop(self, stop);
+        self.stop = stop;
     }
 
     fn cycles(&self) -> Cycles {
