@@ -371,6 +371,34 @@ pub fn read_nextpnr_report(report: &Path) -> Result<NextpnrReport> {
 mod tests {
     use super::*;
 
+    /// The rows of the board's per-block report, from swim.toml's `blocks_of` and the
+    /// compiled Verilog (`cargo xtask hdl`, which `cargo xtask test` runs first): the
+    /// search's blocks and the link's are there.
+    #[test]
+    fn the_boards_blocks_are_the_search_and_the_link() {
+        let root = crate::util::project_root();
+        let manifest = tsume::project::manifest::Manifest::load(&root).unwrap();
+        let path = root.join(&manifest.hdl.output);
+        let verilog = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}; run `cargo xtask hdl`", path.display()));
+        let fpga = manifest.fpga().unwrap();
+        let units = stage_units(&Hierarchy::parse(&verilog), &fpga.blocks_of).unwrap();
+        let units: Vec<&str> = units.iter().map(|(_, u)| u.as_str()).collect();
+        for block in [
+            "tsume::search::controller::controller",
+            "tsume::search::expand::expand",
+            "tsume::search::geometry::table",
+            "tsume::link::host_link::host_link",
+            "tsume::link::solver_link::solver_link",
+            "tsume::movegen::position_store::position_store",
+        ] {
+            assert!(
+                units.iter().any(|u| u.starts_with(block)),
+                "{block} is not a row: {units:?}"
+            );
+        }
+    }
+
     #[test]
     fn fmax_target_is_the_constraint_over_the_margin() {
         let nextpnr = super::NextpnrFmax {
