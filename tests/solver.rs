@@ -2,6 +2,8 @@
 //! exhaustive search of `src/mate.rs`, the limits, determinism, and the pieces the chip
 //! shares with it (move sets, hash).
 
+mod common;
+
 use tsume::mate::mate_length;
 use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
@@ -27,11 +29,7 @@ fn usi(pv: &[tsume::rsshogi::types::Move]) -> String {
 }
 
 fn shortest(nodes: u64) -> Limits {
-    Limits {
-        nodes,
-        shortest: true,
-        root: Root::Attacker,
-    }
+    common::limits(nodes, true, Root::Attacker)
 }
 
 /// Every problem's expected result, the mates at their minimax length (shortest mode),

@@ -4,6 +4,8 @@
 //! the 40) agree with the exhaustive search, and a proof applies to a hand that holds its
 //! proof pieces and not to one that lacks them.
 
+mod common;
+
 use tsume::mate::mate_length;
 use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
@@ -47,11 +49,7 @@ fn modes() -> [(&'static str, Config); 3] {
 }
 
 fn shortest(nodes: u64) -> Limits {
-    Limits {
-        nodes,
-        shortest: true,
-        root: Root::Attacker,
-    }
+    common::limits(nodes, true, Root::Attacker)
 }
 
 /// swim.toml keeps the chip's table: both switches off.
