@@ -256,6 +256,27 @@ impl<'ctx> ChipSearcher<'ctx> {
 }
 
 /// The root's value on the chip's ports (`r_rep` in the model's terms).
+/// How a search ended, from the chip's `result` code (`Ended`,
+/// hdl/search/controller.spade): the root's `value`, or the limit or stop that ended it
+/// (`children`: the moves of the node beyond the child limit).
+pub fn ended(
+    result: u8,
+    value: Value,
+    children: u16,
+    node_limit: u64,
+    max_children: usize,
+) -> Result<Value, Reason> {
+    match result {
+        0 => Ok(value),
+        1 => Err(Reason::NodeLimit { nodes: node_limit }),
+        2 => Err(Reason::Stopped),
+        _ => Err(Reason::ChildLimit {
+            children: usize::from(children),
+            max_children,
+        }),
+    }
+}
+
 fn value_of(m: &SolverTop) -> Value {
     Value {
         pn: m.r_pn,
@@ -331,16 +352,13 @@ impl Searcher for ChipSearcher<'_> {
         }
         self.chip.model_mut().stop = 0;
         let m = self.chip.model();
-        // How the search ended (the chip's `Ended`, hdl/search/controller.spade).
-        match m.result {
-            0 => Ok(value_of(m)),
-            1 => Err(Reason::NodeLimit { nodes: node_limit }),
-            2 => Err(Reason::Stopped),
-            _ => Err(Reason::ChildLimit {
-                children: usize::from(m.children),
-                max_children: self.config.max_children,
-            }),
-        }
+        ended(
+            m.result,
+            value_of(m),
+            m.children,
+            node_limit,
+            self.config.max_children,
+        )
     }
 
     fn root_children(&mut self) -> Result<Vec<(Move, Value)>, Reason> {

@@ -15,7 +15,7 @@ use super::driver::{LinkDriver, Transport};
 use super::protocol::{ErrorCode, LinkError, Request, Response};
 use super::search::{Done, Geometry, SearchAnswer, SearchRequest};
 use crate::bus;
-use crate::chip::solver::{Cycles, OnChip, Walked, chip_takes};
+use crate::chip::solver::{Cycles, OnChip, Walked, chip_takes, ended};
 use crate::position::Position;
 use crate::solver::table::Found;
 use crate::solver::values::Value;
@@ -40,8 +40,6 @@ pub struct BoardSearcher<T> {
     cycles: Cycles,
     walked: Walked,
     root_n: u16,
-    /// Nodes of the last PROGRESS frame.
-    progress_nodes: u64,
 }
 
 fn engine(what: &str, e: impl std::fmt::Display) -> Reason {
@@ -87,7 +85,6 @@ impl<T: Transport> BoardSearcher<T> {
             cycles: Cycles::default(),
             walked: Walked::default(),
             root_n: 0,
-            progress_nodes: 0,
         })
     }
 
@@ -104,21 +101,6 @@ impl<T: Transport> BoardSearcher<T> {
                 None => return Err(LinkError::Timeout(link.answer_timeout(), "INFO")),
             }
         }
-    }
-
-    /// The geometry the board's chip is built for.
-    pub fn built(&self) -> Config {
-        self.built
-    }
-
-    /// Nodes the last PROGRESS frame reported.
-    pub fn progress_nodes(&self) -> u64 {
-        self.progress_nodes
-    }
-
-    /// The link, for its transport.
-    pub fn link(&mut self) -> &mut LinkDriver<T> {
-        &mut self.link
     }
 
     fn send(&mut self, what: &str, request: SearchRequest) -> Result<(), Reason> {
@@ -186,9 +168,8 @@ impl<T: Transport> BoardSearcher<T> {
                 .receive(timeout)
                 .map_err(|e| engine("SEARCH", e))?
             {
-                Some(Response::Search(SearchAnswer::Progress { nodes, .. })) => {
-                    self.progress_nodes = nodes;
-                }
+                // The link's heartbeat while the search runs.
+                Some(Response::Search(SearchAnswer::Progress { .. })) => {}
                 Some(Response::Search(SearchAnswer::Done(done))) => {
                     self.cycles = self.expect("CYCLES", |a| match a {
                         SearchAnswer::Cycles(c) => Some(c),
@@ -259,15 +240,13 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
         let done = self.wait_done(stopped)?;
         self.counters = done.counters;
         self.root_n = done.root_n;
-        match done.result {
-            0 => Ok(done.value),
-            1 => Err(Reason::NodeLimit { nodes: node_limit }),
-            2 => Err(Reason::Stopped),
-            _ => Err(Reason::ChildLimit {
-                children: usize::from(done.children),
-                max_children: self.config.max_children,
-            }),
-        }
+        ended(
+            done.result,
+            done.value,
+            done.children,
+            node_limit,
+            self.config.max_children,
+        )
     }
 
     fn root_children(&mut self) -> Result<Vec<(Move, Value)>, Reason> {
