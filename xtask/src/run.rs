@@ -121,9 +121,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
         bail!("nothing to do: give --sfen, --positions, --solve or --status");
     }
     let base = manifest.search()?;
-    if args.solve {
-        solve::check_geometry(!positions.is_empty(), &args.solve_args(), base)?;
-    }
+    let geometry = if args.solve {
+        solve::geometry(&args.solve_args(), base, !positions.is_empty(), true)?
+    } else {
+        None
+    };
     let clock_hz = board.clock_mhz * 1e6;
     if args.sim {
         let runtime = simulator::runtime()?;
@@ -141,7 +143,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
             board.clock_mhz, config.clocks_per_bit, config.timeout_bits
         );
         if args.solve {
-            return solve_on_board(LinkDriver::new(sim), args, positions, clock_hz, base);
+            return solve_on_board(
+                LinkDriver::new(sim),
+                args,
+                positions,
+                clock_hz,
+                base,
+                geometry,
+            );
         }
         drive(LinkDriver::new(sim), args, &positions, board.clock_mhz)
     } else {
@@ -156,7 +165,14 @@ pub fn run(args: &RunArgs) -> Result<()> {
             board.clock_mhz
         );
         if args.solve {
-            return solve_on_board(LinkDriver::new(serial), args, positions, clock_hz, base);
+            return solve_on_board(
+                LinkDriver::new(serial),
+                args,
+                positions,
+                clock_hz,
+                base,
+                geometry,
+            );
         }
         drive(LinkDriver::new(serial), args, &positions, board.clock_mhz)
     }
@@ -169,6 +185,7 @@ fn solve_on_board<T: Transport>(
     positions: Vec<Input>,
     clock_hz: f64,
     base: tsume::solver::Config,
+    config: Option<tsume::solver::Config>,
 ) -> Result<()> {
     let board = BoardSearcher::new(link, clock_hz, base).map_err(|why| Failure::error(1, why))?;
     let mut chip = Chip {
@@ -176,7 +193,7 @@ fn solve_on_board<T: Transport>(
         clock_mhz: clock_hz / 1e6,
     };
     let inputs = (!positions.is_empty()).then_some(positions);
-    solve::run_on(&args.solve_args(), inputs, base, Some(&mut chip))
+    solve::run_on(&args.solve_args(), inputs, base, config, Some(&mut chip))
 }
 
 /// Every position through the driver; the lists printed, checked against the reference when

@@ -165,10 +165,10 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         (None, Some(file)) => Some(read_positions(file)?),
         (None, None) => None,
     };
+    let config = geometry(args, base, inputs.is_some(), on_chip)?;
     let runtime: SpadeRuntime;
     let mut chip = None;
     if on_chip {
-        check_geometry(inputs.is_some(), args, base)?;
         runtime = crate::simulator::runtime()?;
         let (top, _) = crate::simulator::open_top::<SolverTop>(
             &runtime,
@@ -181,7 +181,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             clock_mhz: manifest.clock_mhz(None)?,
         });
     }
-    let result = run_on(args, inputs, base, chip.as_mut());
+    let result = run_on(args, inputs, base, config, chip.as_mut());
     drop(chip);
     if let Some(vcd) = &args.vcd {
         eprintln!("waveform written to {}", vcd.display());
@@ -189,35 +189,35 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     result
 }
 
-/// Checks, before the chip is built, that it takes the geometry the options ask for
-/// (positions; the suite picks its own per problem).
-pub fn check_geometry(positions: bool, args: &SolveArgs, base: Config) -> Result<()> {
-    if positions {
-        let config = configure(base, args.tt_entries, args.max_plies)?;
+/// The geometry the options ask for when there are `positions` (the suite picks its own
+/// per problem), checked against the chip `on_chip`: before the chip is built, so that a
+/// wrong option is refused at once.
+pub fn geometry(
+    args: &SolveArgs,
+    base: Config,
+    positions: bool,
+    on_chip: bool,
+) -> Result<Option<Config>> {
+    if !positions {
+        return Ok(None);
+    }
+    let config = configure(base, args.tt_entries, args.max_plies)?;
+    if on_chip {
         fit_the_chip(base, config)?;
     }
-    Ok(())
+    Ok(Some(config))
 }
 
-/// The positions of `inputs` (the suite without them) solved as `args` asks, on `chip`
-/// when given (the simulated chip, or the board: `cargo xtask run --solve`).
+/// The positions of `inputs` (the suite without them) solved as `args` asks with
+/// `config` (from [`geometry`]), on `chip` when given (the simulated chip, or the board:
+/// `cargo xtask run --solve`).
 pub fn run_on(
     args: &SolveArgs,
     inputs: Option<Vec<Input>>,
     base: Config,
+    config: Option<Config>,
     chip: Option<&mut Chip>,
 ) -> Result<()> {
-    let on_chip = chip.is_some();
-    let config = match &inputs {
-        Some(_) => {
-            let config = configure(base, args.tt_entries, args.max_plies)?;
-            if on_chip {
-                fit_the_chip(base, config)?;
-            }
-            Some(config)
-        }
-        None => None,
-    };
     match (&inputs, config) {
         (Some(inputs), Some(config)) => positions(args, inputs, base, config, chip),
         _ => {
