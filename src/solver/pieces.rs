@@ -4,7 +4,7 @@
 //! pieces for a disproof, the exact hand of an unsolved entry.
 
 use super::hands::{self, Hand};
-use super::table::{Placement, TableTooLarge, allocate, tag_of};
+use super::table::{Placement, Sets, TableTooLarge, tag_of};
 use super::values::{INF, Pn, add};
 
 /// One way of the pieces table.
@@ -59,11 +59,9 @@ pub struct Probe {
 /// The pieces table: 2^k sets of W ways; the mode's switches decide what a lookup
 /// compares beside the tag.
 pub struct PieceTable {
-    index_bits: u32,
-    ways: usize,
     hand_superiority: bool,
     depth_free: bool,
-    entries: Vec<PieceEntry>,
+    sets: Sets<PieceEntry>,
 }
 
 impl PieceTable {
@@ -75,22 +73,15 @@ impl PieceTable {
         depth_free: bool,
     ) -> Result<PieceTable, TableTooLarge> {
         Ok(PieceTable {
-            index_bits,
-            ways,
             hand_superiority,
             depth_free,
-            entries: allocate(index_bits, ways)?,
+            sets: Sets::try_new(index_bits, ways)?,
         })
     }
 
     /// Empties every way.
     pub fn clear(&mut self) {
-        self.entries.fill(PieceEntry::default());
-    }
-
-    fn set(&self, key: u64) -> std::ops::Range<usize> {
-        let index = (key & ((1u64 << self.index_bits) - 1)) as usize;
-        index * self.ways..(index + 1) * self.ways
+        self.sets.clear();
     }
 
     /// `a <= b` where hands are compared (with `hand_superiority`).
@@ -122,7 +113,7 @@ impl PieceTable {
     /// of the exact hand and plies left.
     pub fn lookup(&self, p: Probe) -> Option<Hit> {
         let tag = tag_of(p.key);
-        let set = &self.entries[self.set(p.key)];
+        let set = self.sets.get(p.key);
         let ours = || set.iter().filter(|e| e.valid && e.tag == tag);
         let hit = |e: &PieceEntry| Hit {
             pn: e.pn,
@@ -172,7 +163,6 @@ impl PieceTable {
         pieces: Hand,
     ) -> Placement {
         let tag = tag_of(p.key);
-        let range = self.set(p.key);
         let left = p.left.min(u32::from(u16::MAX)) as u16;
         let new = PieceEntry {
             valid: true,
@@ -186,7 +176,7 @@ impl PieceTable {
         };
         let (hs, df) = (self.hand_superiority, self.depth_free);
         let le = |a: &Hand, b: &Hand| !hs || hands::le(a, b);
-        let set = &self.entries[range.clone()];
+        let set = self.sets.get_mut(p.key);
         let ours = |e: &PieceEntry| e.valid && e.tag == tag;
         // The way it replaces, or the placement that keeps the table as it is.
         let target: Result<Option<usize>, Placement> = if pn == 0 {
@@ -243,7 +233,7 @@ impl PieceTable {
             ),
             Ok(None) => victim(set),
         };
-        self.entries[range.start + way] = new;
+        set[way] = new;
         placement
     }
 }

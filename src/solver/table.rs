@@ -84,9 +84,82 @@ impl Placement {
 
 /// The table.
 pub struct Table {
+    sets: Sets<Entry>,
+}
+
+/// The ways of a table, 2^k sets of W entries `E`, and the generation each set was last
+/// written in, as on the chip: a set of an older generation reads as empty, and is
+/// emptied whole when it is written, so that a clear is a count (the whole table is
+/// emptied only when the generation wraps).
+pub struct Sets<E> {
     index_bits: u32,
     ways: usize,
-    entries: Vec<Entry>,
+    entries: Vec<E>,
+    written: Vec<u32>,
+    generation: u32,
+}
+
+impl<E: Default + Clone> Sets<E> {
+    /// Empty sets, or why this machine cannot hold them.
+    pub fn try_new(index_bits: u32, ways: usize) -> Result<Sets<E>, TableTooLarge> {
+        let entries = allocate(index_bits, ways)?;
+        let mut written = Vec::new();
+        written
+            .try_reserve_exact(1usize << index_bits)
+            .map_err(|_| TableTooLarge {
+                entries: entries.len() as u64,
+                bytes: table_bytes(entries.len() as u64),
+                available: available_memory(),
+            })?;
+        written.resize(1usize << index_bits, 0);
+        Ok(Sets {
+            index_bits,
+            ways,
+            entries,
+            written,
+            generation: 0,
+        })
+    }
+
+    /// Entries in all.
+    pub fn capacity(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Empties every way: the next generation.
+    pub fn clear(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.entries.fill(E::default());
+            self.written.fill(0);
+        }
+    }
+
+    fn index(&self, key: u64) -> usize {
+        (key & ((1u64 << self.index_bits) - 1)) as usize
+    }
+
+    /// The ways of `key`'s set (none when it was written before the last clear).
+    pub fn get(&self, key: u64) -> &[E] {
+        let index = self.index(key);
+        if self.written[index] == self.generation {
+            &self.entries[index * self.ways..(index + 1) * self.ways]
+        } else {
+            &[]
+        }
+    }
+
+    /// The ways of `key`'s set to write, emptied first when it was written before the
+    /// last clear.
+    pub fn get_mut(&mut self, key: u64) -> &mut [E] {
+        let index = self.index(key);
+        let set = &mut self.entries[index * self.ways..(index + 1) * self.ways];
+        if self.written[index] != self.generation {
+            set.fill(E::default());
+            self.written[index] = self.generation;
+        }
+        set
+    }
 }
 
 /// The tag of a hash: its high 32 bits.
@@ -165,31 +238,25 @@ impl Table {
     /// hold it: more bytes than the memory available, or an allocation that fails.
     pub fn try_new(index_bits: u32, ways: usize) -> Result<Table, TableTooLarge> {
         Ok(Table {
-            index_bits,
-            ways,
-            entries: allocate(index_bits, ways)?,
+            sets: Sets::try_new(index_bits, ways)?,
         })
     }
 
     /// Entries in all.
     pub fn capacity(&self) -> usize {
-        self.entries.len()
+        self.sets.capacity()
     }
 
     /// Empties every way.
     pub fn clear(&mut self) {
-        self.entries.fill(Entry::default());
-    }
-
-    fn set(&self, hash: u64) -> std::ops::Range<usize> {
-        let index = (hash & ((1u64 << self.index_bits) - 1)) as usize;
-        index * self.ways..(index + 1) * self.ways
+        self.sets.clear();
     }
 
     /// The entry of `hash`, if its set holds it (the way whose tag matches, lowest first).
     pub fn lookup(&self, hash: u64) -> Option<Found> {
         let tag = tag_of(hash);
-        self.entries[self.set(hash)]
+        self.sets
+            .get(hash)
             .iter()
             .find(|e| e.valid && e.tag == tag)
             .map(|e| Found {
@@ -207,8 +274,7 @@ impl Table {
     /// Returns the branch taken (the chip reports the same: `tsume::chip::table`).
     pub fn store(&mut self, hash: u64, pn: Pn, dn: Pn, len: u16, bounded: bool) -> Placement {
         let tag = tag_of(hash);
-        let range = self.set(hash);
-        let set = &mut self.entries[range];
+        let set = self.sets.get_mut(hash);
         let new = Entry {
             valid: true,
             tag,
@@ -275,6 +341,25 @@ mod tests {
         assert!(text.contains("needs 4194304 MiB"), "{text}");
         let small = Table::try_new(4, 2).unwrap();
         assert_eq!(small.capacity(), 32);
+    }
+
+    #[test]
+    fn a_clear_empties_every_set_at_once() {
+        let mut t = Table::new(1, 2);
+        let h = |tag: u64| tag << 32;
+        t.store(h(1), 0, INF, 3, false);
+        t.store(h(2), 5, 5, 0, false);
+        t.store(h(3) | 1, 7, 7, 0, false);
+        t.clear();
+        assert!(t.lookup(h(1)).is_none() && t.lookup(h(3) | 1).is_none());
+        // The first store after the clear finds its set empty: its old ways are gone and
+        // the new value takes way 0.
+        assert_eq!(t.store(h(2), 4, 4, 0, false), Placement::Empty);
+        assert!(t.lookup(h(1)).is_none());
+        assert_eq!(t.store(h(1), 1, 1, 0, false), Placement::Empty);
+        assert_eq!(t.lookup(h(2)).unwrap().pn, 4);
+        // The other set stays empty until it is written.
+        assert!(t.lookup(h(3) | 1).is_none());
     }
 
     #[test]
