@@ -102,21 +102,12 @@ pub struct Sets<E> {
 impl<E: Default + Clone> Sets<E> {
     /// Empty sets, or why this machine cannot hold them.
     pub fn try_new(index_bits: u32, ways: usize) -> Result<Sets<E>, TableTooLarge> {
-        let entries = allocate(index_bits, ways)?;
-        let mut written = Vec::new();
-        written
-            .try_reserve_exact(1usize << index_bits)
-            .map_err(|_| TableTooLarge {
-                entries: entries.len() as u64,
-                bytes: table_bytes(entries.len() as u64),
-                available: available_memory(),
-            })?;
-        written.resize(1usize << index_bits, 0);
         Ok(Sets {
             index_bits,
             ways,
-            entries,
-            written,
+            entries: allocate(index_bits, ways)?,
+            // A set's generation: one word a set.
+            written: allocate(index_bits, 1)?,
             generation: 0,
         })
     }
