@@ -219,8 +219,14 @@ fn cases(kind: Kind, children: &[Value], scan: &Scan) -> Vec<&'static str> {
             }
             if scan.second == INF {
                 hit.push("descend, second INF");
-            } else if spo == scan.second.saturating_add(1).min(MAX_FINITE) {
-                hit.push("descend, second + 1");
+            } else if spo
+                == scan
+                    .second
+                    .saturating_add(scan.second >> 3)
+                    .saturating_add(1)
+                    .min(MAX_FINITE)
+            {
+                hit.push("descend, second + an eighth + 1");
             }
         }
     }
@@ -377,7 +383,7 @@ fn scans_equal_the_model() {
             "descend, summed threshold INF",
             "descend, summed threshold shared",
             "descend, second INF",
-            "descend, second + 1",
+            "descend, second + an eighth + 1",
             "tie for best",
             "tie for second",
             "sum saturated",

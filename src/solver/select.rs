@@ -7,7 +7,7 @@
 //! the two on random frames.
 
 use super::moves::Kind;
-use super::values::{INF, Pn, REP_NONE, Value, add, second_plus_one, share};
+use super::values::{INF, Pn, REP_NONE, Value, add, past_second, share};
 
 /// What SELECT decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,8 +136,8 @@ pub fn select<'a>(
         })
     } else {
         let (th_pn, th_dn) = match kind {
-            Kind::Or => (second_plus_one(th_pn, second), share(th_dn, dn, best_other)),
-            Kind::And => (share(th_pn, pn, best_other), second_plus_one(th_dn, second)),
+            Kind::Or => (past_second(th_pn, second), share(th_dn, dn, best_other)),
+            Kind::And => (share(th_pn, pn, best_other), past_second(th_dn, second)),
         };
         Selection::Descend {
             index: best,
@@ -172,7 +172,7 @@ mod tests {
         let children = [v(3, 2), v(1, 5), v(1, 1), v(2, 7)];
         let scan = select(Kind::Or, INF, 100, &children);
         assert_eq!((scan.pn, scan.dn, scan.best, scan.second), (1, 15, 1, 1));
-        // th_pn = second + 1 = 2; th_dn = 100 - (15 - 5) = 90.
+        // th_pn = second + second / 8 + 1 = 2; th_dn = 100 - (15 - 5) = 90.
         let want = Selection::Descend {
             index: 1,
             th_pn: 2,

@@ -20,13 +20,17 @@ pub fn add(a: Pn, b: Pn) -> Pn {
     }
 }
 
-/// The threshold of the best child from the second best value: `second + 1`, where INF
-/// stays INF and a finite value saturates at [`MAX_FINITE`], and no more than `th`.
-pub fn second_plus_one(th: Pn, second: Pn) -> Pn {
+/// The threshold of the best child from the second best value, one eighth past it (1 +
+/// epsilon): `second + second / 8 + 1`, where INF stays INF and a finite value saturates at
+/// [`MAX_FINITE`], and no more than `th`.
+pub fn past_second(th: Pn, second: Pn) -> Pn {
     let next = if second == INF {
         INF
     } else {
-        second.saturating_add(1).min(MAX_FINITE)
+        second
+            .saturating_add(second >> 3)
+            .saturating_add(1)
+            .min(MAX_FINITE)
     };
     th.min(next)
 }
@@ -126,10 +130,13 @@ mod tests {
 
     #[test]
     fn thresholds() {
-        assert_eq!(second_plus_one(10, 3), 4);
-        assert_eq!(second_plus_one(3, 7), 3);
-        assert_eq!(second_plus_one(INF, INF), INF);
-        assert_eq!(second_plus_one(INF, MAX_FINITE), MAX_FINITE);
+        assert_eq!(past_second(100, 3), 4);
+        assert_eq!(past_second(100, 8), 10);
+        assert_eq!(past_second(100, 80), 91);
+        assert_eq!(past_second(3, 7), 3);
+        assert_eq!(past_second(INF, INF), INF);
+        assert_eq!(past_second(INF, MAX_FINITE - 1), MAX_FINITE);
+        assert_eq!(past_second(INF, 0xf000_0000), MAX_FINITE);
         assert_eq!(share(10, 6, 2), 6);
         assert_eq!(share(INF, 6, 2), INF);
     }
