@@ -26,7 +26,7 @@ use tsume::solver::Kind;
 use tsume::solver::machine::Machine;
 use tsume::solver::select::{Scan, Selection, select};
 use tsume::solver::table::Table;
-use tsume::solver::values::{INF, MAX_FINITE, Pn};
+use tsume::solver::values::{INF, MAX_FINITE, Pn, past_second};
 use tsume::solver::values::{REP_NONE, Value};
 
 /// Frames per default run.
@@ -219,13 +219,8 @@ fn cases(kind: Kind, children: &[Value], scan: &Scan) -> Vec<&'static str> {
             }
             if scan.second == INF {
                 hit.push("descend, second INF");
-            } else if spo
-                == scan
-                    .second
-                    .saturating_add(scan.second >> 3)
-                    .saturating_add(1)
-                    .min(MAX_FINITE)
-            {
+            } else if spo == past_second(INF, scan.second) {
+                // The threshold past the second, not cut to the node's own.
                 hit.push("descend, second + an eighth + 1");
             }
         }
