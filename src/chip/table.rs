@@ -30,7 +30,7 @@ pub fn chip_geometry() -> anyhow::Result<(u32, u64, usize)> {
 }
 
 /// Cycles from a lookup's command to its answer (the command's cycle is cycle 0).
-pub const LOOKUP_LATENCY: u64 = 4;
+pub const LOOKUP_LATENCY: u64 = 5;
 /// Cycles a store takes: from its command to the first cycle a command is taken again.
 pub const STORE_CYCLES: u64 = 6;
 
