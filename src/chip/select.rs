@@ -50,10 +50,11 @@ macro_rules! frame_peek_model {
 pub(crate) use frame_peek_model;
 
 impl<'ctx, M: FramePeekModel<'ctx>> Chip<'ctx, M> {
-    /// Reads child `index` of the frame at ply `ply` back (one cycle, the frame memory's
-    /// other users idle).
+    /// Reads child `index` of the frame at ply `ply` back (two cycles, the frame memory's
+    /// other users idle: `solver_top` registers the entry read before its outputs).
     pub fn peek_child(&mut self, ply: usize, index: usize) -> (u16, Value) {
         self.model_mut().set_peek(ply as u16, index as u16);
+        self.tick();
         self.tick();
         self.model().peeked()
     }
