@@ -70,8 +70,8 @@ fn suite_results() {
 /// Fresh random positions: every mate within 5 plies that the exhaustive search finds is
 /// found at its length, and no `nomate` contradicts it. The root is searched with 7 plies
 /// left (frames for 8 plies): a first search with 63 plies left may wander into long mates
-/// before the short one (a mate in 5 with both hands full took 3 M nodes,
-/// experiments/solver.md), which says nothing of the answers this test checks.
+/// before the short one (experiments/solver.md, "A mate in 5 with both hands full"), which
+/// says nothing of the answers this test checks.
 #[test]
 fn random_positions_agree_with_the_exhaustive_search() {
     let seed = seed_from_env();
