@@ -55,6 +55,29 @@ pub fn hand_rom_address(colour: usize, piece: usize, count: usize) -> usize {
     ROM_HAND + colour * HAND_KEYS + HAND_MAX[..piece].iter().sum::<usize>() + count - 1
 }
 
+/// The arms of the ROM's board address by square: `s => 28 * s` (the Spade table of
+/// `board_key_addr`).
+fn square_bases() -> String {
+    let arms: Vec<String> = (0..81).map(|s| format!("{s} => {}", 28 * s)).collect();
+    arms.chunks(9)
+        .map(|line| line.join(", "))
+        .collect::<Vec<_>>()
+        .join(",\n        ")
+}
+
+/// The arms of the ROM's board address by the store's piece code (bit 4 the colour, bits
+/// 3..0 the kind 1..14): `code => 14 * colour + kind - 1`.
+fn code_offsets() -> String {
+    let arms: Vec<String> = (0..2)
+        .flat_map(|colour| (1..=14).map(move |kind| (colour, kind)))
+        .map(|(colour, kind)| format!("{} => {}", 16 * colour + kind, 14 * colour + kind - 1))
+        .collect();
+    arms.chunks(7)
+        .map(|line| line.join(", "))
+        .collect::<Vec<_>>()
+        .join(",\n        ")
+}
+
 /// splitmix64: the next output from `state` (which it advances).
 pub fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -115,7 +138,7 @@ impl Keys {
         let addr_bits = usize::BITS - (ROM_KEYS - 1).leading_zeros();
         let hand_bases = |colour: usize| -> String {
             (0..7)
-                .map(|piece| format!("{} => {}", piece + 1, hand_rom_address(colour, piece, 1)))
+                .map(|piece| format!("{} => {}", piece + 1, hand_rom_address(colour, piece, 1) - 1))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -166,18 +189,21 @@ pub fn white_key() -> uint<64> {{
 }}
 
 /// ROM address of board[sq][code], `code` a piece code of the store (bit 4 the colour,
-/// bits 3..0 the kind 1..14; not 0).
+/// bits 3..0 the kind 1..14; not 0): 28 * sq and 14 * colour + kind - 1, each from a
+/// table (logic, no arithmetic), then one addition.
 pub fn board_key_addr(sq: uint<7>, code: uint<5>) -> uint<{addr_bits}> {{
-    let s: uint<{addr_bits}> = zext(sq);
-    let s28: uint<{addr_bits}> = trunc((s << 5) - (s << 2));
-    let kind: uint<{addr_bits}> = zext(code & 15);
-    let colour: uint<{addr_bits}> = if (code & 16) != 0 {{ 14 }} else {{ 0 }};
-    let c: uint<{addr_bits}> = trunc(colour + kind);
-    trunc(s28 + c - 1)
+    let base: uint<{addr_bits}> = match sq {{
+        {square_bases}, _ => 0,
+    }};
+    let c: uint<{addr_bits}> = match code {{
+        {code_offsets}, _ => 0,
+    }};
+    trunc(base + c)
 }}
 
 /// ROM address of hand[colour][kind][count] (`white` the colour, `kind` 1 pawn .. 7 gold,
-/// `count` from 1 to the most a side can hold).
+/// `count` from 1 to the most a side can hold): the address of count 0 from a table, then
+/// one addition.
 pub fn hand_key_addr(white: bool, kind: uint<3>, count: uint<5>) -> uint<{addr_bits}> {{
     let base: uint<{addr_bits}> = if white {{
         match kind {{
@@ -189,7 +215,7 @@ pub fn hand_key_addr(white: bool, kind: uint<3>, count: uint<5>) -> uint<{addr_b
         }}
     }};
     let n: uint<{addr_bits}> = zext(count);
-    trunc(base + n - 1)
+    trunc(base + n)
 }}
 
 /// ROM address of plies[left].
@@ -201,6 +227,8 @@ pub fn plies_key_addr(left: uint<10>) -> uint<{addr_bits}> {{
             white = self.white,
             black_bases = hand_bases(0),
             white_bases = hand_bases(1),
+            square_bases = square_bases(),
+            code_offsets = code_offsets(),
         );
         out
     }
