@@ -78,6 +78,11 @@ pub struct Fpga {
     /// The generator clock the chip is meant to reach, in MHz (`block-fmax` checks each
     /// block alone against it).
     pub goal_mhz: f64,
+    /// Memories whose read of an address in the cycle it is written the design never uses
+    /// (`instance.memory` as the flattened chip names them, e.g. `search_path_0.records`):
+    /// synthesis adds no logic to give such a read the old word (yosys's `no_rw_check`).
+    #[serde(default)]
+    pub no_rw_check: Vec<String>,
     /// `[fpga.boards.NAME]`, read table by table.
     #[serde(skip)]
     pub boards: BTreeMap<String, Board>,

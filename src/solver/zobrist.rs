@@ -138,7 +138,13 @@ impl Keys {
         let addr_bits = usize::BITS - (ROM_KEYS - 1).leading_zeros();
         let hand_bases = |colour: usize| -> String {
             (0..7)
-                .map(|piece| format!("{} => {}", piece + 1, hand_rom_address(colour, piece, 1) - 1))
+                .map(|piece| {
+                    format!(
+                        "{} => {}",
+                        piece + 1,
+                        hand_rom_address(colour, piece, 1) - 1
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         };

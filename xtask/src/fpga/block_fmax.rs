@@ -123,6 +123,8 @@ struct Job<'a> {
     verilog: &'a Path,
     /// ABC commands for the LUT mapping (`super::synth::abc9_script_arg`), or abc9's default.
     abc9: Option<&'a str>,
+    /// swim.toml [fpga] `no_rw_check`.
+    no_rw_check: &'a [String],
 }
 
 impl Job<'_> {
@@ -171,6 +173,7 @@ impl Job<'_> {
             &[&at(self.verilog)?],
             &[&at(&wrap)?],
             self.abc9,
+            self.no_rw_check,
             &at(&netlist)?,
             &at(&stat)?,
         );
@@ -325,6 +328,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
             seed: args.seed,
             verilog: &verilog,
             abc9: abc9.as_deref(),
+            no_rw_check: &fpga.no_rw_check,
         });
     }
     // Largest first, so that the runs side by side end close together; the table keeps

@@ -255,6 +255,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
             pll: &pll,
             link: &link,
             abc9: abc9.as_deref(),
+            no_rw_check: &fpga.no_rw_check,
         };
         let outputs = ScriptOutputs {
             netlist: &netlist,

@@ -105,6 +105,8 @@ pub struct SynthInputs<'a> {
     pub link: &'a LinkSettings,
     /// ABC commands for the LUT mapping (`abc9_script_arg`), or abc9's default.
     pub abc9: Option<&'a str>,
+    /// swim.toml [fpga] `no_rw_check`: memories read without collision logic.
+    pub no_rw_check: &'a [String],
 }
 
 impl SynthInputs<'_> {
@@ -136,12 +138,23 @@ impl SynthInputs<'_> {
     }
 }
 
+/// The `setattr` lines that mark the memories `names` (swim.toml [fpga] `no_rw_check`) in a
+/// flattened design: a read of an address written in the same cycle may return anything,
+/// so yosys adds no logic around the block RAM to return the old word.
+fn no_rw_check_lines(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|m| format!("setattr -set no_rw_check 1 */m:*.{m}\n"))
+        .collect()
+}
+
 /// The chip: `synth_ecp5` of the whole flattened design (flattened without `$scopeinfo`
 /// cells, which only slow the optimisation passes down), netlist to `json`, statistics to
 /// `stat`.
 pub fn synth_script(i: &SynthInputs, json: &Path, stat: &Path) -> String {
     let mut s = i.prologue();
     let _ = writeln!(s, "flatten -noscopeinfo");
+    s.push_str(&no_rw_check_lines(i.no_rw_check));
     s.push_str(&synth_from_coarse(
         i.top,
         "",
@@ -190,6 +203,7 @@ pub fn blocks_script(
     }
     let _ = writeln!(s, "setattr -mod -unset keep_hierarchy *");
     let _ = writeln!(s, "flatten -noscopeinfo");
+    s.push_str(&no_rw_check_lines(i.no_rw_check));
     let _ = writeln!(s, "opt");
     let _ = writeln!(s, "submod");
     s.push_str(&synth_from_coarse(top, " -noflatten", "check", i.abc9, ""));
@@ -205,6 +219,7 @@ pub fn alone_script(
     sv: &[&Path],
     verilog: &[&Path],
     abc9: Option<&str>,
+    no_rw_check: &[String],
     json: &Path,
     stat: &Path,
 ) -> String {
@@ -219,6 +234,7 @@ pub fn alone_script(
         s,
         "synth_ecp5 -top {top} -run begin:coarse\nproc\nflatten -noscopeinfo"
     );
+    s.push_str(&no_rw_check_lines(no_rw_check));
     s.push_str(&synth_from_coarse(
         top,
         "",
@@ -266,6 +282,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn memories_without_collision_logic_are_marked_after_the_flatten() {
+        let pll = pll_params(25.0, 75.0).unwrap();
+        let link = link_settings(75.0, 115_200, 2000).unwrap();
+        let marked = ["search_path_0.records".to_string()];
+        let inputs = SynthInputs {
+            top: "board_top",
+            sources: &[PathBuf::from("build/spade.sv")],
+            fpga_verilog: &[],
+            pll: &pll,
+            link: &link,
+            abc9: None,
+            no_rw_check: &marked,
+        };
+        let line = "flatten -noscopeinfo\nsetattr -set no_rw_check 1 */m:*.search_path_0.records\n";
+        let flat = synth_script(&inputs, Path::new("n.json"), Path::new("s.json"));
+        assert!(flat.contains(line), "{flat}");
+        let blocks = blocks_script(&inputs, &["link_top".to_string()], &[], Path::new("s.json"));
+        assert!(blocks.contains(&format!("{line}opt\nsubmod\n")), "{blocks}");
+        let alone = alone_script("t", &[], &[], None, &marked, Path::new("n"), Path::new("s"));
+        assert!(alone.contains(line), "{alone}");
+        let inputs = SynthInputs {
+            no_rw_check: &[],
+            ..inputs
+        };
+        let flat = synth_script(&inputs, Path::new("n.json"), Path::new("s.json"));
+        assert!(!flat.contains("no_rw_check"));
+    }
+
+    #[test]
     fn hierarchy_and_blocks() {
         let verilog = "module \\tsume::a::f  (\n    input x\n);\nendmodule\n\
                        module \\tsume::b::g[12]  (\n);\nendmodule\n\
@@ -293,6 +338,7 @@ mod tests {
             pll: &pll,
             link: &link,
             abc9: None,
+            no_rw_check: &[],
         };
         let script = blocks_script(
             &inputs,
@@ -381,6 +427,7 @@ mod tests {
             pll: &pll,
             link: &link,
             abc9: None,
+            no_rw_check: &[],
         };
         let script = blocks_script(&inputs, &blocks_of, &units, Path::new("s.json"));
         assert!(script.contains("setattr -mod -set keep_hierarchy 1 tsume::g::gen\n"));
@@ -455,7 +502,15 @@ mod tests {
             build.join("synth-stat.json"),
         );
         let at = |p: &Path| super::super::tools::tool_path(&root, p).unwrap();
-        let text = alone_script("tiny", &[], &[&at(&verilog)], None, &at(&json), &at(&stat));
+        let text = alone_script(
+            "tiny",
+            &[],
+            &[&at(&verilog)],
+            None,
+            &[],
+            &at(&json),
+            &at(&stat),
+        );
         assert!(!text.contains("/tmp"), "{text}");
         std::fs::write(&script, text).unwrap();
         let mut cmd = yosys(&root, &script, true).unwrap();

@@ -111,6 +111,7 @@ mod tests {
             pll: &pll,
             link: &link,
             abc9: None,
+            no_rw_check: &fpga.no_rw_check,
         };
         let units = [("a__b".to_string(), "tsume::a::b".to_string())];
         let outputs = ScriptOutputs {
