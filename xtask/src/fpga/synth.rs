@@ -281,20 +281,31 @@ mod tests {
     use super::super::netlist::{Hierarchy, block_rows, stage_units};
     use super::*;
 
+    /// The inputs of `board_top` from `sources` alone, with abc9's default script.
+    fn board_inputs<'a>(
+        sources: &'a [PathBuf],
+        pll: &'a Pll,
+        link: &'a LinkSettings,
+        no_rw_check: &'a [String],
+    ) -> SynthInputs<'a> {
+        SynthInputs {
+            top: "board_top",
+            sources,
+            fpga_verilog: &[],
+            pll,
+            link,
+            abc9: None,
+            no_rw_check,
+        }
+    }
+
     #[test]
     fn memories_without_collision_logic_are_marked_after_the_flatten() {
         let pll = pll_params(25.0, 75.0).unwrap();
         let link = link_settings(75.0, 115_200, 2000).unwrap();
         let marked = ["search_path_0.records".to_string()];
-        let inputs = SynthInputs {
-            top: "board_top",
-            sources: &[PathBuf::from("build/spade.sv")],
-            fpga_verilog: &[],
-            pll: &pll,
-            link: &link,
-            abc9: None,
-            no_rw_check: &marked,
-        };
+        let sources = [PathBuf::from("build/spade.sv")];
+        let inputs = board_inputs(&sources, &pll, &link, &marked);
         let line = "flatten -noscopeinfo\nsetattr -set no_rw_check 1 */m:*.search_path_0.records\n";
         let flat = synth_script(&inputs, Path::new("n.json"), Path::new("s.json"));
         assert!(flat.contains(line), "{flat}");
@@ -420,15 +431,8 @@ mod tests {
         );
         let pll = pll_params(25.0, 100.0).unwrap();
         let link = link_settings(100.0, 115_200, 2000).unwrap();
-        let inputs = SynthInputs {
-            top: "board_top",
-            sources: &[PathBuf::from("build/spade.sv")],
-            fpga_verilog: &[],
-            pll: &pll,
-            link: &link,
-            abc9: None,
-            no_rw_check: &[],
-        };
+        let sources = [PathBuf::from("build/spade.sv")];
+        let inputs = board_inputs(&sources, &pll, &link, &[]);
         let script = blocks_script(&inputs, &blocks_of, &units, Path::new("s.json"));
         assert!(script.contains("setattr -mod -set keep_hierarchy 1 tsume::g::gen\n"));
         assert!(script.contains("setattr -set submod \"g__gen\" tsume::g::gen/t:*"));
