@@ -139,12 +139,12 @@ impl SynthInputs<'_> {
 }
 
 /// The `setattr` lines that mark the memories `names` (swim.toml [fpga] `no_rw_check`) in a
-/// flattened design: a read of an address written in the same cycle may return anything,
+/// flattened design, under the top or deeper: a read of an address written in the same cycle may return anything,
 /// so yosys adds no logic around the block RAM to return the old word.
 fn no_rw_check_lines(names: &[String]) -> String {
     names
         .iter()
-        .map(|m| format!("setattr -set no_rw_check 1 */m:*.{m}\n"))
+        .map(|m| format!("setattr -set no_rw_check 1 */m:{m} */m:*.{m}\n"))
         .collect()
 }
 
@@ -306,7 +306,8 @@ mod tests {
         let marked = ["search_path_0.records".to_string()];
         let sources = [PathBuf::from("build/spade.sv")];
         let inputs = board_inputs(&sources, &pll, &link, &marked);
-        let line = "flatten -noscopeinfo\nsetattr -set no_rw_check 1 */m:*.search_path_0.records\n";
+        let line = "flatten -noscopeinfo\nsetattr -set no_rw_check 1 */m:search_path_0.records \
+                    */m:*.search_path_0.records\n";
         let flat = synth_script(&inputs, Path::new("n.json"), Path::new("s.json"));
         assert!(flat.contains(line), "{flat}");
         let blocks = blocks_script(&inputs, &["link_top".to_string()], &[], Path::new("s.json"));
