@@ -55,14 +55,21 @@ pub fn hand_rom_address(colour: usize, piece: usize, count: usize) -> usize {
     ROM_HAND + colour * HAND_KEYS + HAND_MAX[..piece].iter().sum::<usize>() + count - 1
 }
 
-/// The arms of the ROM's board address by square: `s => 28 * s` (the Spade table of
-/// `board_key_addr`).
-fn square_bases() -> String {
-    let arms: Vec<String> = (0..81).map(|s| format!("{s} => {}", 28 * s)).collect();
-    arms.chunks(9)
+/// Match arms of a generated Spade table, `per_line` to a line.
+fn arm_lines(arms: &[String], per_line: usize) -> String {
+    arms.chunks(per_line)
         .map(|line| line.join(", "))
         .collect::<Vec<_>>()
         .join(",\n        ")
+}
+
+/// The arms of the ROM's board address by square: `s => 28 * s` (the Spade table of
+/// `board_key_addr`).
+fn square_bases() -> String {
+    let arms: Vec<String> = (0..81)
+        .map(|s| format!("{s} => {}", PIECE_CODES * s))
+        .collect();
+    arm_lines(&arms, 9)
 }
 
 /// The arms of the ROM's board address by the store's piece code (bit 4 the colour, bits
@@ -72,10 +79,7 @@ fn code_offsets() -> String {
         .flat_map(|colour| (1..=14).map(move |kind| (colour, kind)))
         .map(|(colour, kind)| format!("{} => {}", 16 * colour + kind, 14 * colour + kind - 1))
         .collect();
-    arms.chunks(7)
-        .map(|line| line.join(", "))
-        .collect::<Vec<_>>()
-        .join(",\n        ")
+    arm_lines(&arms, 7)
 }
 
 /// splitmix64: the next output from `state` (which it advances).

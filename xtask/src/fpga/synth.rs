@@ -139,8 +139,9 @@ impl SynthInputs<'_> {
 }
 
 /// The `setattr` lines that mark the memories `names` (swim.toml [fpga] `no_rw_check`) in a
-/// flattened design, under the top or deeper: a read of an address written in the same cycle may return anything,
-/// so yosys adds no logic around the block RAM to return the old word.
+/// flattened design, under the top or deeper: a read of an address written in the same
+/// cycle may return anything, so yosys adds no logic around the block RAM to return the
+/// old word.
 fn no_rw_check_lines(names: &[String]) -> String {
     names
         .iter()
