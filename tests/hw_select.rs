@@ -16,7 +16,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use tsume::bus::encode_move;
+use tsume::bus::{MOVE_DROP_BIT, encode_move};
 use tsume::chip::select::SelectChip;
 use tsume::position::Position;
 use tsume::problems::load_suite;
@@ -48,6 +48,22 @@ struct Scanned {
     th_pn: Pn,
     th_dn: Pn,
     children: Children,
+}
+
+/// A frame's children as [`select`] takes them.
+fn words(children: &Children) -> impl Iterator<Item = (u16, &Value)> {
+    children.iter().map(|(w, v)| (*w, v))
+}
+
+/// A move word: anything, or a drop to one of the frame's few `squares` (so that drops
+/// to one square meet, and later ones wait their turn at an AND node).
+fn word(rng: &mut StdRng, squares: &[u16]) -> u16 {
+    if rng.random_bool(0.5) {
+        let kind = rng.random_range(1..8u16);
+        MOVE_DROP_BIT | kind << 7 | squares[rng.random_range(0..squares.len())]
+    } else {
+        rng.random()
+    }
 }
 
 /// A number from the corners or from anywhere.
@@ -148,6 +164,9 @@ fn frame(rng: &mut StdRng, max_children: usize, max_plies: usize) -> Children {
     let reps: Vec<u16> = (0..rng.random_range(1..3))
         .map(|_| rng.random_range(0..max_plies as u16))
         .collect();
+    let squares: Vec<u16> = (0..rng.random_range(1..4))
+        .map(|_| rng.random_range(0..128))
+        .collect();
     // Styles: every child solved one way (a solved node), none solved (the node
     // descends unless a threshold is reached), or a mix.
     let style = rng.random_range(0..6);
@@ -176,7 +195,7 @@ fn frame(rng: &mut StdRng, max_children: usize, max_plies: usize) -> Children {
                 2 | 3 if v.pn == 0 || v.dn == 0 => v = Value::NEW,
                 _ => {}
             }
-            (rng.random(), v)
+            (word(rng, &squares), v)
         })
         .collect()
 }
@@ -194,9 +213,27 @@ fn thresholds(rng: &mut StdRng, pn: Pn, dn: Pn) -> (Pn, Pn) {
     (th(rng, pn), th(rng, dn))
 }
 
+/// Whether an unsolved drop follows an unproven drop to its square (the scan of an AND
+/// node takes it as waiting; docs/search.md, "Interpositions in turn").
+fn waits(frame: &Children) -> bool {
+    let drop = |w: u16| (w & MOVE_DROP_BIT != 0).then_some(w & 0x7f);
+    frame.iter().enumerate().any(|(i, (w, v))| {
+        drop(*w).is_some()
+            && v.pn != 0
+            && v.dn != 0
+            && frame[..i]
+                .iter()
+                .any(|(e, u)| drop(*e) == drop(*w) && u.pn != 0)
+    })
+}
+
 /// The cases a scan hits, counted over the run.
-fn cases(kind: Kind, children: &[Value], scan: &Scan) -> Vec<&'static str> {
+fn cases(kind: Kind, frame: &Children, scan: &Scan) -> Vec<&'static str> {
+    let children: Vec<Value> = frame.iter().map(|c| c.1).collect();
     let mut hit = vec![];
+    if kind == Kind::And && waits(frame) {
+        hit.push("a drop waits its turn");
+    }
     let or = kind == Kind::Or;
     match scan.selection {
         Selection::Return(v) => {
@@ -228,6 +265,7 @@ fn cases(kind: Kind, children: &[Value], scan: &Scan) -> Vec<&'static str> {
     let key = |v: &Value| if or { v.pn } else { v.dn };
     let other = |v: &Value| if or { v.dn } else { v.pn };
     let best = key(&children[scan.best]);
+    let children = &children[..];
     if children.len() > 1 && scan.second == best {
         hit.push("tie for best");
     }
@@ -323,14 +361,14 @@ fn scans_equal_the_model() {
         for (ply, kind, children) in &written {
             let values: Vec<Value> = children.iter().map(|c| c.1).collect();
             let n = values.len();
-            let at_inf = select(*kind, INF, INF, &values);
+            let at_inf = select(*kind, INF, INF, words(children));
             for s in 0..SCANS_A_FRAME {
                 let (th_pn, th_dn) = if s == 0 {
                     (INF, INF)
                 } else {
                     thresholds(&mut rng, at_inf.pn, at_inf.dn)
                 };
-                let want = select(*kind, th_pn, th_dn, &values);
+                let want = select(*kind, th_pn, th_dn, words(children));
                 let got = chip
                     .select(*ply, *kind, n, th_pn, th_dn, n as u64 + 100)
                     .unwrap_or_else(|e| panic!("ply {ply}, {n} children: {e:#}"));
@@ -349,7 +387,7 @@ fn scans_equal_the_model() {
                         got.scan, got.best_move
                     ));
                 }
-                for case in cases(*kind, &values, &want) {
+                for case in cases(*kind, children, &want) {
                     *counts.entry(case).or_default() += 1;
                 }
             }
@@ -387,6 +425,7 @@ fn scans_equal_the_model() {
             "disproof bounded",
             "AND refuter: not bounded first",
             "proof length saturated",
+            "a drop waits its turn",
         ] {
             assert!(
                 counts.get(case).copied().unwrap_or(0) > 0,
@@ -446,7 +485,7 @@ fn frames_of_real_solves_equal_the_model() {
                 chip.write_child(*ply, i, *mv, v);
             }
             let values: Vec<Value> = children.iter().map(|c| c.1).collect();
-            let want = select(*kind, *th_pn, *th_dn, &values);
+            let want = select(*kind, *th_pn, *th_dn, words(children));
             let got = chip
                 .select(
                     *ply,

@@ -15,6 +15,7 @@ use super::table::Table;
 use super::values::{INF, Pn, REP_NONE, Value};
 use super::zobrist::Keys;
 use super::{Config, Counters, Reason};
+use crate::bus::encode_move;
 
 /// One child in its parent's frame.
 #[derive(Debug, Clone, Copy)]
@@ -292,7 +293,7 @@ impl<'a> Machine<'a> {
                 &frame.children,
             );
         }
-        let children = frame.children.iter().map(|c| &c.value);
+        let children = frame.children.iter().map(|c| (encode_move(c.mv), &c.value));
         match select::select(frame.kind, frame.th_pn, frame.th_dn, children).selection {
             Selection::Return(value) => State::Return(value),
             Selection::Descend {

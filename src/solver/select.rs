@@ -2,12 +2,16 @@
 //! either the value it returns with or the child it descends into with that child's
 //! thresholds (docs/search.md, "Thresholds" and "Child frames and the state machine").
 //!
+//! At an AND node a drop waits while an earlier drop to the same square is unproven
+//! (docs/search.md, "Interpositions in turn"): the scan sees it as `(1, INF)`.
+//!
 //! [`Machine`](super::machine::Machine) calls [`select`] on its frames; the chip's scan
 //! (`hdl/search/select.spade`) computes the same [`Scan`] and `tests/hw_select.rs` compares
 //! the two on random frames.
 
 use super::moves::Kind;
 use super::values::{INF, Pn, REP_NONE, Value, add, past_second, share};
+use crate::bus::MOVE_DROP_BIT;
 
 /// What SELECT decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,15 +46,50 @@ pub struct Scan {
     pub selection: Selection,
 }
 
-/// SELECT of a node of `kind` with thresholds `th_pn`, `th_dn` over its children's values
-/// in frame (stream) order: the node's pn and dn, the best child (lowest index on ties),
-/// the second best number, and for a solved node its length and dependencies. Returns when
-/// a threshold is reached, else descends into the best child.
+/// The value the scan of an AND node sees for a drop that waits for an earlier drop to
+/// its square: one more leaf to prove, never the child the node descends into.
+const WAITING: Value = Value {
+    pn: 1,
+    dn: INF,
+    ..Value::NEW
+};
+
+/// The interpositions' turns over one scan: the destinations (the move word's low 7 bits)
+/// of the drops seen so far that are not proven.
+#[derive(Default)]
+struct Turns(u128);
+
+impl Turns {
+    /// The value the scan of a node of `kind` takes for the child of move word `word` and
+    /// value `v`: [`WAITING`] for an unsolved drop at an AND node while an earlier drop to
+    /// its square is unproven, else `v`.
+    fn take<'a>(&mut self, kind: Kind, word: u16, v: &'a Value) -> &'a Value {
+        if kind == Kind::Or || word & MOVE_DROP_BIT == 0 || std::env::var_os("NO_TURNS").is_some() {
+            return v;
+        }
+        let square = 1u128 << (word & 0x7f);
+        let earlier = self.0 & square != 0;
+        if v.pn != 0 {
+            self.0 |= square;
+        }
+        if earlier && v.pn != 0 && v.dn != 0 {
+            &WAITING
+        } else {
+            v
+        }
+    }
+}
+
+/// SELECT of a node of `kind` with thresholds `th_pn`, `th_dn` over its children (move
+/// word as [`crate::bus::encode_move`] gives it, value) in frame (stream) order: the
+/// node's pn and dn, the best child (lowest index on ties), the second best number, and
+/// for a solved node its length and dependencies. Returns when a threshold is reached,
+/// else descends into the best child.
 pub fn select<'a>(
     kind: Kind,
     th_pn: Pn,
     th_dn: Pn,
-    children: impl IntoIterator<Item = &'a Value>,
+    children: impl IntoIterator<Item = (u16, &'a Value)>,
 ) -> Scan {
     // `key` is the number the node minimises over (pn at OR, dn at AND), `other` the one
     // it sums.
@@ -71,7 +110,9 @@ pub fn select<'a>(
     let (mut len_min, mut len_max) = (u16::MAX, 0u16);
     let (mut rep_min, mut any_bounded) = (REP_NONE, false);
     let mut refuter: Option<(u16, bool)> = None;
-    for (i, v) in children.into_iter().enumerate() {
+    let mut turns = Turns::default();
+    for (i, (word, v)) in children.into_iter().enumerate() {
+        let v = turns.take(kind, word, v);
         let (k, other) = key_other(v);
         if i == 0 {
             best_other = other;
@@ -159,6 +200,11 @@ mod tests {
     use super::*;
     use crate::solver::values::MAX_FINITE;
 
+    /// Children moved by board moves (move word 0: no drop).
+    fn boards(children: &[Value]) -> impl Iterator<Item = (u16, &Value)> {
+        children.iter().map(|v| (0, v))
+    }
+
     fn v(pn: Pn, dn: Pn) -> Value {
         Value {
             pn,
@@ -170,7 +216,7 @@ mod tests {
     #[test]
     fn or_node_descends_into_least_pn_lowest_index() {
         let children = [v(3, 2), v(1, 5), v(1, 1), v(2, 7)];
-        let scan = select(Kind::Or, INF, 100, &children);
+        let scan = select(Kind::Or, INF, 100, boards(&children));
         assert_eq!((scan.pn, scan.dn, scan.best, scan.second), (1, 15, 1, 1));
         // th_pn = second + second / 8 + 1 = 2; th_dn = 100 - (15 - 5) = 90.
         let want = Selection::Descend {
@@ -184,12 +230,12 @@ mod tests {
     #[test]
     fn and_node_sums_pn_saturating_and_returns_at_threshold() {
         let children = [v(MAX_FINITE, 4), v(5, 3)];
-        let scan = select(Kind::And, INF, INF, &children);
+        let scan = select(Kind::And, INF, INF, boards(&children));
         assert_eq!(
             (scan.pn, scan.dn, scan.best, scan.second),
             (MAX_FINITE, 3, 1, 4)
         );
-        let scan = select(Kind::And, MAX_FINITE, INF, &children);
+        let scan = select(Kind::And, MAX_FINITE, INF, boards(&children));
         assert_eq!(scan.selection, Selection::Return(v(MAX_FINITE, 3)));
     }
 
@@ -202,7 +248,7 @@ mod tests {
             ..v(INF, 0)
         };
         // OR proven: 1 + the least length of the proven children.
-        let scan = select(Kind::Or, INF, INF, &[v(2, 2), proven(7), proven(3)]);
+        let scan = select(Kind::Or, INF, INF, boards(&[v(2, 2), proven(7), proven(3)]));
         assert_eq!(
             scan.selection,
             Selection::Return(Value {
@@ -211,7 +257,7 @@ mod tests {
             })
         );
         // AND proven: 1 + the greatest length.
-        let scan = select(Kind::And, INF, INF, &[proven(2), proven(9)]);
+        let scan = select(Kind::And, INF, INF, boards(&[proven(2), proven(9)]));
         assert_eq!(
             scan.selection,
             Selection::Return(Value {
@@ -221,7 +267,7 @@ mod tests {
         );
         // OR disproven: least rep, any bounded.
         let children = [disproven(5, false), disproven(REP_NONE, true)];
-        let scan = select(Kind::Or, INF, INF, &children);
+        let scan = select(Kind::Or, INF, INF, boards(&children));
         let want = Value {
             rep: 5,
             bounded: true,
@@ -235,8 +281,55 @@ mod tests {
             disproven(REP_NONE, true),
             disproven(REP_NONE, false),
         ];
-        let scan = select(Kind::And, INF, INF, &children);
+        let scan = select(Kind::And, INF, INF, boards(&children));
         assert_eq!(scan.selection, Selection::Return(v(INF, 0)));
         assert_eq!(scan.best, 1);
+    }
+
+    #[test]
+    fn a_drop_waits_for_an_earlier_unproven_drop_to_its_square() {
+        // Pawn and lance drops to square 40, a gold drop to 41, a king move to 40.
+        let (pawn, lance, gold, king) = (
+            MOVE_DROP_BIT | 1 << 7 | 40,
+            MOVE_DROP_BIT | 2 << 7 | 40,
+            MOVE_DROP_BIT | 7 << 7 | 41,
+            50 << 7 | 40,
+        );
+        let proven = Value {
+            len: 3,
+            ..v(0, INF)
+        };
+        let frame = |values: [Value; 4]| {
+            [pawn, lance, gold, king]
+                .into_iter()
+                .zip(values.iter())
+                .map(|(w, v)| (w, *v))
+                .collect::<Vec<_>>()
+        };
+        let scan_of = |values: [Value; 4]| {
+            let children = frame(values);
+            select(Kind::And, INF, INF, children.iter().map(|(w, v)| (*w, v)))
+        };
+        // The pawn drop unproven: the lance drop counts one and is never the best, even
+        // with the least dn; the gold drop (another square) and the king move do not wait.
+        let scan = scan_of([v(2, 5), v(4, 1), v(3, 2), v(1, 3)]);
+        assert_eq!(
+            (scan.pn, scan.dn, scan.best, scan.second),
+            (2 + 1 + 3 + 1, 2, 2, 3)
+        );
+        // The pawn drop proven: the lance drop takes its own turn.
+        let scan = scan_of([proven, v(4, 1), v(3, 2), v(1, 3)]);
+        assert_eq!(
+            (scan.pn, scan.dn, scan.best, scan.second),
+            (4 + 3 + 1, 1, 1, 2)
+        );
+        // A solved drop never waits: a disproven lance drop disproves the node.
+        let disproven = v(INF, 0);
+        let scan = scan_of([v(2, 5), disproven, v(3, 2), v(1, 3)]);
+        assert_eq!((scan.dn, scan.best), (0, 1));
+        // At an OR node nothing waits.
+        let children = frame([v(2, 5), v(1, 1), v(3, 2), v(1, 3)]);
+        let scan = select(Kind::Or, INF, INF, children.iter().map(|(w, v)| (*w, v)));
+        assert_eq!((scan.pn, scan.dn, scan.best), (1, 11, 1));
     }
 }
