@@ -95,6 +95,23 @@ fn every_mode_answers_the_suite_as_the_chips_table() {
     );
 }
 
+/// A proof's length in the table is the mate df-pn found, not always the shortest: here
+/// the hands mode's table says the defender's reply 8c9d (mated at once) is mated in 3 as
+/// long as 8c7c, and a line that took the first of the two was a mate in 3 read as
+/// shortest. The shortest line keeps the distance: 5 plies, the exhaustive search's.
+#[test]
+fn the_shortest_line_keeps_the_distance_when_the_table_overstates_a_reply() {
+    let pos = Position::from_sfen("+N2+B5/2g6/1k7/2l1L4/9/9/9/9/9 b 2RB3G4S3N2L18P 1").unwrap();
+    assert_eq!(mate_length(&pos, 7), Some(5));
+    for (name, c) in modes() {
+        let c = Config { max_plies: 8, ..c };
+        let out = Solver::new(c).solve(&pos, shortest(2_000_000));
+        assert_eq!(out.result, SearchResult::Mate, "{name}");
+        assert!(out.shortest, "{name}");
+        assert_eq!(out.pv.len(), 5, "{name}: {:?}", out.pv);
+    }
+}
+
 /// Fresh random positions: every mate within 5 plies of the exhaustive search is found at
 /// its length and none is contradicted by a `nomate`, in every mode, with a large table;
 /// with a tiny one that evicts, a mate found is one of its length and no `nomate` is wrong.

@@ -22,11 +22,19 @@ struct Pick {
 /// The line of `board`, a root of `root` proven with `plies` plies left on `searcher`,
 /// checked by the reference. A child whose proof the table lost is searched again (a
 /// search rooted at it, on the same table and counters).
+///
+/// With `exact` the root's distance is `plies` (a search within `plies - 2` failed), and
+/// the line keeps it: every reply of the defender on it is one that is not mated within
+/// two plies fewer than its best ([`keeps_distance`]), so the line is `plies` long. A
+/// proof's length in the table is the length of the mate found, which may be longer than
+/// the shortest, so the reply of greatest length is checked, and replaced by the first
+/// reply in stream order that keeps the distance when it does not.
 pub fn line<S: Searcher + ?Sized>(
     searcher: &mut S,
     board: &Board,
     root: Kind,
     plies: u32,
+    exact: bool,
     node_limit: u64,
 ) -> Result<Vec<Move>, Reason> {
     let keys = Keys::get();
@@ -39,13 +47,23 @@ pub fn line<S: Searcher + ?Sized>(
         // The searcher's own walk first, when it has one; then one node here (a lost proof
         // searched again, or what the walk leaves), and the walk again after it.
         if let Some(walk) = searcher.walk(&b, kind, plies.saturating_sub(line.len() as u32))? {
+            let mut whole = true;
             for &mv in &walk.moves {
+                let left = plies.saturating_sub(line.len() as u32);
+                if exact
+                    && kind == Kind::And
+                    && !keeps_distance(searcher, &b, h, mv, left, node_limit)?
+                {
+                    // The walk's reply shortens the line: this node is picked here.
+                    whole = false;
+                    break;
+                }
                 h = keys.after(&b, h, mv);
                 b.apply_move(mv);
                 line.push(mv);
                 kind = kind.flip();
             }
-            if walk.complete {
+            if whole && walk.complete {
                 break;
             }
         }
@@ -95,7 +113,12 @@ pub fn line<S: Searcher + ?Sized>(
                         pick = Some(Pick { mv, len });
                     }
                 }
-                pick.expect("a defender with moves has a pick")
+                let pick = pick.expect("a defender with moves has a pick");
+                if exact && !keeps_distance(searcher, &b, h, pick.mv, left, node_limit)? {
+                    best_reply(searcher, &b, h, &moves, left, node_limit)?
+                } else {
+                    pick
+                }
             }
         };
         h = keys.after(&b, h, pick.mv);
@@ -103,10 +126,65 @@ pub fn line<S: Searcher + ?Sized>(
         line.push(pick.mv);
         kind = kind.flip();
     }
+    if exact && line.len() as u32 != plies {
+        return Err(Reason::LineUnreadable(format!(
+            "the line of a mate in {plies} is {} plies long",
+            line.len()
+        )));
+    }
     let start = Position::from_sfen(&board.to_sfen(None))
         .map_err(|e| Reason::LineRejected(format!("the root does not read back from SFEN: {e}")))?;
     check_line(&start, root, &line).map_err(Reason::LineRejected)?;
     Ok(line)
+}
+
+/// Whether the defender's reply `mv` at `b` (hash `h`), a node mated in exactly `left`
+/// plies, keeps that distance: the attacker's position after it is not mated within
+/// `left - 3` plies (every reply is mated within `left - 1`). Read from the table when it
+/// holds the answer (the failed search within two plies fewer leaves the best replies'
+/// disproofs there), else searched.
+pub fn keeps_distance<S: Searcher + ?Sized>(
+    searcher: &mut S,
+    b: &Board,
+    h: u64,
+    mv: Move,
+    left: u32,
+    node_limit: u64,
+) -> Result<bool, Reason> {
+    if left < 4 {
+        return Ok(true);
+    }
+    let mut child = b.clone_compact();
+    child.apply_move(mv);
+    let hash = Keys::get().after(b, h, mv);
+    if let Some(found) = searcher.lookup_node(&child, Kind::Or, hash, left - 3)?
+        && (found.pn == 0 || found.dn == 0)
+    {
+        return Ok(found.dn == 0);
+    }
+    Ok(searcher.search(&child, Kind::Or, left - 3, node_limit)?.pn != 0)
+}
+
+/// The first of the defender's `moves` at `b` (hash `h`, mated in exactly `left` plies)
+/// that keeps the distance, with the length it keeps.
+fn best_reply<S: Searcher + ?Sized>(
+    searcher: &mut S,
+    b: &Board,
+    h: u64,
+    moves: &[Move],
+    left: u32,
+    node_limit: u64,
+) -> Result<Pick, Reason> {
+    for &mv in moves {
+        if keeps_distance(searcher, b, h, mv, left, node_limit)? {
+            let len = u16::try_from(left - 1).unwrap_or(u16::MAX);
+            return Ok(Pick { mv, len });
+        }
+    }
+    Err(Reason::LineUnreadable(format!(
+        "no reply of {} keeps its mate in {left}",
+        b.to_sfen(None)
+    )))
 }
 
 /// The attacker's position `b` had no proven child in the table: searched again as a

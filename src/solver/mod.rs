@@ -201,9 +201,10 @@ pub struct Walk {
 }
 
 /// Solves `pos` on `searcher` with its side to move playing `limits.root`: df-pn from the
-/// root within the plies the frames hold ([`Config::root_plies`]); after a mate of `L`
-/// plies with `limits.shortest`, searches again within 1, 3, 5, ... plies (2, 4, 6, ...
-/// from a defender's root) up to `L - 2` until one proves the root.
+/// root within the plies the frames hold ([`Config::root_plies`]); after a mate, with
+/// `limits.shortest`, searches again within 1, 3, 5, ... plies (2, 4, 6, ... from a
+/// defender's root) until one proves the root, and reads the line at that bound keeping
+/// its distance: a shortest mate.
 pub fn solve_on<S: Searcher + ?Sized>(searcher: &mut S, pos: &Position, limits: Limits) -> Outcome {
     let board = pos.inner();
     let kind = limits.root.kind(board);
@@ -240,7 +241,7 @@ pub fn solve_on<S: Searcher + ?Sized>(searcher: &mut S, pos: &Position, limits: 
         };
         return outcome(result, vec![], false, searcher);
     }
-    let mut pv = match line::line(searcher, board, kind, plies, limits.nodes) {
+    let pv = match line::line(searcher, board, kind, plies, false, limits.nodes) {
         Ok(pv) => pv,
         Err(reason) => {
             return outcome(SearchResult::Unknown(reason), vec![], false, searcher);
@@ -249,23 +250,28 @@ pub fn solve_on<S: Searcher + ?Sized>(searcher: &mut S, pos: &Position, limits: 
     if !limits.shortest {
         return outcome(SearchResult::Mate, pv, false, searcher);
     }
-    // Iterative deepening below the line's length: the first bound that proves the
-    // root is the minimax distance; none (all disproven) leaves the line as it is.
+    // Iterative deepening: the first bound that proves the root is its distance (the
+    // minimax length), and the line read at it keeps that distance. The first line's
+    // length is no bound on it: its defender's replies are those of the longest proofs in
+    // the table, not always the longest mates.
+    if pv.is_empty() {
+        // A defender's root without an evasion: mated, 0 plies.
+        return outcome(SearchResult::Mate, pv, true, searcher);
+    }
     let mut bound = if kind == Kind::Or { 1 } else { 2 };
-    while bound + 2 <= pv.len() as u32 {
+    while bound <= plies {
         match searcher.search(board, kind, bound, limits.nodes) {
-            Ok(v) if v.pn == 0 => match line::line(searcher, board, kind, bound, limits.nodes) {
-                Ok(line) => {
-                    pv = line;
-                    break;
-                }
-                Err(_) => return outcome(SearchResult::Mate, pv, false, searcher),
-            },
+            Ok(v) if v.pn == 0 => {
+                return match line::line(searcher, board, kind, bound, true, limits.nodes) {
+                    Ok(line) => outcome(SearchResult::Mate, line, true, searcher),
+                    Err(_) => outcome(SearchResult::Mate, pv, false, searcher),
+                };
+            }
             Ok(_) => bound += 2,
             Err(_) => return outcome(SearchResult::Mate, pv, false, searcher),
         }
     }
-    outcome(SearchResult::Mate, pv, true, searcher)
+    outcome(SearchResult::Mate, pv, false, searcher)
 }
 
 /// The solver: its geometry and its table (cleared at the start of every solve, so
