@@ -156,8 +156,11 @@ fn random_positions_agree_with_the_exhaustive_search_in_every_mode() {
                         assert!(out.shortest, "{what}");
                         assert_eq!(out.pv.len() as u32, *n, "{what}");
                     }
+                    // No mate within 5: a shortest line is longer. A line that is not
+                    // proven shortest (its deepening cut by the node limit) can be
+                    // shorter than the distance (docs/search.md, "Shortest mode").
                     None => {
-                        if out.result == SearchResult::Mate {
+                        if out.result == SearchResult::Mate && out.shortest {
                             assert!(out.pv.len() > 5, "{what}");
                         }
                     }
