@@ -128,6 +128,12 @@ pub const MOVE_DROP_BIT: u16 = 1 << 14;
 /// See [`MOVE_DROP_BIT`].
 pub const MOVE_PROMOTE_BIT: u16 = 1 << 15;
 
+/// The destination square (bits 6..0) of a move word that drops a piece, `None` for a
+/// board move.
+pub fn drop_square(word: u16) -> Option<u16> {
+    (word & MOVE_DROP_BIT != 0).then_some(word & 0x7f)
+}
+
 /// Why a word from the chip is not a move.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {

@@ -16,7 +16,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use tsume::bus::{MOVE_DROP_BIT, encode_move};
+use tsume::bus::{MOVE_DROP_BIT, drop_square, encode_move};
 use tsume::chip::select::SelectChip;
 use tsume::position::Position;
 use tsume::problems::load_suite;
@@ -216,14 +216,13 @@ fn thresholds(rng: &mut StdRng, pn: Pn, dn: Pn) -> (Pn, Pn) {
 /// Whether an unsolved drop follows an unproven drop to its square (the scan of an AND
 /// node takes it as waiting; docs/search.md, "Interpositions in turn").
 fn waits(frame: &Children) -> bool {
-    let drop = |w: u16| (w & MOVE_DROP_BIT != 0).then_some(w & 0x7f);
     frame.iter().enumerate().any(|(i, (w, v))| {
-        drop(*w).is_some()
+        drop_square(*w).is_some()
             && v.pn != 0
             && v.dn != 0
             && frame[..i]
                 .iter()
-                .any(|(e, u)| drop(*e) == drop(*w) && u.pn != 0)
+                .any(|(e, u)| drop_square(*e) == drop_square(*w) && u.pn != 0)
     })
 }
 
@@ -265,7 +264,6 @@ fn cases(kind: Kind, frame: &Children, scan: &Scan) -> Vec<&'static str> {
     let key = |v: &Value| if or { v.pn } else { v.dn };
     let other = |v: &Value| if or { v.dn } else { v.pn };
     let best = key(&children[scan.best]);
-    let children = &children[..];
     if children.len() > 1 && scan.second == best {
         hit.push("tie for best");
     }

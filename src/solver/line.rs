@@ -115,7 +115,7 @@ pub fn line<S: Searcher + ?Sized>(
                 }
                 let pick = pick.expect("a defender with moves has a pick");
                 if exact && !keeps_distance(searcher, &b, h, pick.mv, left, node_limit)? {
-                    best_reply(searcher, &b, h, &moves, left, node_limit)?
+                    best_reply(searcher, &b, h, &moves, pick.mv, left, node_limit)?
                 } else {
                     pick
                 }
@@ -143,7 +143,7 @@ pub fn line<S: Searcher + ?Sized>(
 /// `left - 3` plies (every reply is mated within `left - 1`). Read from the table when it
 /// holds the answer (the failed search within two plies fewer leaves the best replies'
 /// disproofs there), else searched.
-pub fn keeps_distance<S: Searcher + ?Sized>(
+fn keeps_distance<S: Searcher + ?Sized>(
     searcher: &mut S,
     b: &Board,
     h: u64,
@@ -166,16 +166,17 @@ pub fn keeps_distance<S: Searcher + ?Sized>(
 }
 
 /// The first of the defender's `moves` at `b` (hash `h`, mated in exactly `left` plies)
-/// that keeps the distance, with the length it keeps.
+/// that keeps the distance, with the length it keeps; `failed` is already known not to.
 fn best_reply<S: Searcher + ?Sized>(
     searcher: &mut S,
     b: &Board,
     h: u64,
     moves: &[Move],
+    failed: Move,
     left: u32,
     node_limit: u64,
 ) -> Result<Pick, Reason> {
-    for &mv in moves {
+    for &mv in moves.iter().filter(|&&mv| mv != failed) {
         if keeps_distance(searcher, b, h, mv, left, node_limit)? {
             let len = u16::try_from(left - 1).unwrap_or(u16::MAX);
             return Ok(Pick { mv, len });

@@ -11,7 +11,7 @@
 
 use super::moves::Kind;
 use super::values::{INF, Pn, REP_NONE, Value, add, past_second, share};
-use crate::bus::MOVE_DROP_BIT;
+use crate::bus::drop_square;
 
 /// What SELECT decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,10 +64,10 @@ impl Turns {
     /// value `v`: [`WAITING`] for an unsolved drop at an AND node while an earlier drop to
     /// its square is unproven, else `v`.
     fn take<'a>(&mut self, kind: Kind, word: u16, v: &'a Value) -> &'a Value {
-        if kind == Kind::Or || word & MOVE_DROP_BIT == 0 {
+        let Some(to) = drop_square(word).filter(|_| kind == Kind::And) else {
             return v;
-        }
-        let square = 1u128 << (word & 0x7f);
+        };
+        let square = 1u128 << to;
         let earlier = self.0 & square != 0;
         if v.pn != 0 {
             self.0 |= square;
@@ -198,6 +198,7 @@ pub fn select<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bus::MOVE_DROP_BIT;
     use crate::solver::values::MAX_FINITE;
 
     /// Children moved by board moves (move word 0: no drop).
