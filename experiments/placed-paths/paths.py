@@ -3,12 +3,16 @@
 nextpnr writes: its interconnect delays (estimates before routing) and its cells' delays
 and setup times. One clock, no skew: the same arithmetic as nextpnr's own estimate.
 
-    paths.py FILE.sdf [--period-ns 13.333] [--paths 12]
+    paths.py FILE.sdf [--period-ns 13.333] [--paths 12] [--ebr-clock-to-out NS]
 
 Prints the worst path's length (and so the clock it allows), the endpoints over the period
 by register (the flip-flop or block RAM named by the netlist, its bit index dropped), and
 the worst path into each of the worst register groups, step by step: the arrival time at
-every cell pin, the cell's type."""
+every cell pin, the cell's type.
+
+--ebr-clock-to-out NS is a probe: every block RAM's clock-to-output taken as NS instead of
+the SDF's (nextpnr times a DP16KD as unregistered whatever its REGMODE), for the paths the
+chip would have with the block RAMs' output registers on (a read a cycle later)."""
 import argparse
 import collections
 import re
@@ -96,8 +100,13 @@ def main():
     p.add_argument('sdf')
     p.add_argument('--period-ns', type=float, default=1000 / 75)
     p.add_argument('--paths', type=int, default=12)
+    p.add_argument('--ebr-clock-to-out', type=float)
     args = p.parse_args()
     edges, fanin, launch, setup, kind = read(args.sdf)
+    if args.ebr_clock_to_out is not None:
+        for q in launch:
+            if kind.get(q.rsplit('/', 1)[0]) == 'DP16KD':
+                launch[q] = int(args.ebr_clock_to_out * 1000)
     arrival, came = arrivals(edges, fanin, launch)
     ends = sorted(((arrival[e] + s, e) for e, s in setup.items() if e in arrival), reverse=True)
     if not ends:
