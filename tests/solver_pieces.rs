@@ -1,8 +1,9 @@
-//! The model's pieces table (docs/search.md, "The pieces table"): in each of its modes
-//! (hands out of the key, plies left out of it, both) the suite's answers and shortest
-//! lengths are the chip table's, fresh random positions (many with pieces missing from
-//! the 40) agree with the exhaustive search, and a proof applies to a hand that holds its
-//! proof pieces and not to one that lacks them.
+//! The model's own modes: the pieces table (docs/search.md, "The pieces table": hands out
+//! of the key, plies left out of it, both) and child counts ("Child counts", with the
+//! pieces table too). In each the suite's answers and shortest lengths are the chip
+//! table's and fresh random positions (many with pieces missing from the 40) agree with
+//! the exhaustive search; a proof applies to a hand that holds its proof pieces and not to
+//! one that lacks them.
 
 mod common;
 
@@ -19,8 +20,8 @@ fn config() -> Config {
         .expect("swim.toml has a [search] table")
 }
 
-/// The three new modes: hands, depth, pieces.
-fn modes() -> [(&'static str, Config); 3] {
+/// The model's modes: hands, depth, pieces, counts, pieces with counts.
+fn modes() -> [(&'static str, Config); 5] {
     let c = config();
     [
         (
@@ -45,6 +46,22 @@ fn modes() -> [(&'static str, Config); 3] {
                 ..c
             },
         ),
+        (
+            "counts",
+            Config {
+                child_counts: true,
+                ..c
+            },
+        ),
+        (
+            "pieces-counts",
+            Config {
+                hand_superiority: true,
+                depth_free: true,
+                child_counts: true,
+                ..c
+            },
+        ),
     ]
 }
 
@@ -56,27 +73,33 @@ fn shortest(nodes: u64) -> Limits {
 #[test]
 fn the_manifest_keeps_the_chips_table() {
     let c = config();
-    assert!(!c.hand_superiority && !c.depth_free && !c.pieces_table());
+    assert!(!c.hand_superiority && !c.depth_free && !c.pieces_table() && !c.child_counts);
     let e = modes()[2].1.check_chip().unwrap_err().to_string();
     assert!(e.contains("hand_superiority = true"), "{e}");
+    let e = modes()[3].1.check_chip().unwrap_err().to_string();
+    assert!(e.contains("child_counts = true"), "{e}");
 }
 
 /// Every suite problem: the same result as the chip's table, the mates at the same
-/// (minimax) length, in every mode; and the pieces mode makes fewer nodes over the suite.
+/// (minimax) length, in every mode; the pieces mode and child counts make fewer nodes over
+/// the suite, the counts counted only where the switch is on.
 #[test]
 fn every_mode_answers_the_suite_as_the_chips_table() {
     let problems =
         load_suite(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems")).unwrap();
     let mut plies = Solver::new(config());
-    let mut nodes = [0u64; 4];
+    let mut nodes = [0u64; 6];
+    let mut counts = [0u64; 6];
     let mut solvers: Vec<_> = modes().map(|(name, c)| (name, Solver::new(c))).into();
     for p in problems.iter().filter(|p| p.solve_only.is_none()) {
         let pos = Position::from_sfen(&p.sfen).unwrap();
         let want = plies.solve(&pos, shortest(5_000_000));
         nodes[0] += want.counters.nodes;
+        counts[0] += want.counters.counts;
         for (i, (name, solver)) in solvers.iter_mut().enumerate() {
             let out = solver.solve(&pos, shortest(5_000_000));
             nodes[i + 1] += out.counters.nodes;
+            counts[i + 1] += out.counters.counts;
             let what = format!(
                 "{name}: {} {:?} (chip's table {:?})",
                 p.id, out.result, want.result
@@ -89,10 +112,13 @@ fn every_mode_answers_the_suite_as_the_chips_table() {
             }
         }
     }
-    assert!(
-        nodes[3] < nodes[0],
-        "nodes plies / hands / depth / pieces: {nodes:?}"
+    let what = format!(
+        "plies / hands / depth / pieces / counts / pieces-counts: nodes {nodes:?}, counts {counts:?}"
     );
+    assert!(nodes[3] < nodes[0], "{what}");
+    assert!(nodes[4] < nodes[0] && nodes[5] < nodes[0], "{what}");
+    assert!(counts[..4].iter().all(|&c| c == 0), "{what}");
+    assert!(counts[4] > nodes[4] && counts[5] > nodes[5], "{what}");
 }
 
 /// A proof's length in the table is the mate df-pn found, not always the shortest: here

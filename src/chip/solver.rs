@@ -442,6 +442,7 @@ impl Searcher for ChipSearcher<'_> {
             expansions: m.expansions,
             probes: m.probes,
             stores: m.stores,
+            counts: 0,
         }
     }
 }

@@ -32,6 +32,11 @@ pub struct Config {
     /// length fits, a bounded disproof where no more plies are left. The model only.
     #[serde(default)]
     pub depth_free: bool,
+    /// Child counts (docs/search.md, "Child counts"): a new child of an expanded node gets
+    /// its first numbers from its number of replies, counted when it is generated (a
+    /// mate or a node without checks solved at once). The model only: the chip refuses it.
+    #[serde(default)]
+    pub child_counts: bool,
 }
 
 impl Config {
@@ -73,6 +78,12 @@ impl Config {
                  left and exact hands only; set both false in swim.toml [search]",
                 self.hand_superiority,
                 self.depth_free
+            );
+        }
+        if self.child_counts {
+            bail!(
+                "child_counts = true: the chip starts every new child at (1, 1); set it false \
+                 in swim.toml [search]"
             );
         }
         if self.max_plies < 9 {
@@ -339,6 +350,7 @@ mod tests {
             max_children: 128,
             hand_superiority: false,
             depth_free: false,
+            child_counts: false,
         };
         assert_eq!((c.ply_bits(), c.child_bits(), c.chip_plies()), (6, 7, 64));
         let c = Config {

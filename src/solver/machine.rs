@@ -84,6 +84,8 @@ pub struct Machine<'a> {
     frames: Vec<Frame>,
     depth: usize,
     scratch: Vec<Move>,
+    /// A counted child's replies (`child_counts`).
+    replies: Vec<Move>,
     on_select: Option<SelectHook<'a>>,
 }
 
@@ -123,6 +125,7 @@ impl<'a> Machine<'a> {
             frames: Vec::new(),
             depth: 0,
             scratch: Vec::new(),
+            replies: Vec::new(),
             on_select: None,
         }
     }
@@ -261,6 +264,9 @@ impl<'a> Machine<'a> {
                 )
             }
         };
+        if self.config.child_counts && matches!(expanded, Ok(None)) {
+            self.count_children(kind, &mut children);
+        }
         self.frames[d].children = children;
         Ok(match expanded? {
             Some(value) => {
@@ -278,6 +284,43 @@ impl<'a> Machine<'a> {
             }
             None => State::Select,
         })
+    }
+
+    /// Child counts (docs/search.md, "Child counts"): each child of an expanded node of
+    /// `kind` with the value of a new node gets its first numbers from its replies,
+    /// counted with the move made: none, the child is solved (a defender mated, an
+    /// attacker without a check); at an OR node the defender's number of replies is its
+    /// proof number. One count each, in `counts`; no node.
+    fn count_children(&mut self, kind: Kind, children: &mut [Child]) {
+        let pieces_table = matches!(self.table, Memory::Pieces(_));
+        for child in children.iter_mut().filter(|c| c.value == Value::NEW) {
+            self.counters.counts += 1;
+            self.board.apply_move(child.mv);
+            node_moves(&self.board, kind.flip(), &mut self.replies);
+            let replies = self.replies.len() as Pn;
+            let value = match kind {
+                Kind::Or if replies == 0 => Value::PROVEN_LEAF,
+                Kind::Or => Value {
+                    pn: replies,
+                    ..Value::NEW
+                },
+                Kind::And if replies == 0 => Value::NO_CHECK,
+                Kind::And => Value::NEW,
+            };
+            if pieces_table && replies == 0 {
+                child.pieces = super::solved::leaf_pieces(
+                    &self.board,
+                    &self.rule,
+                    kind.flip(),
+                    value,
+                    &self.replies,
+                );
+            }
+            child.value = value;
+            self.board
+                .undo_move(child.mv)
+                .expect("undo of the move just made");
+        }
     }
 
     /// Select: one scan of the frame ([`select::select`]) gives the node's value; returns

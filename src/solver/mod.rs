@@ -61,6 +61,9 @@ pub struct Counters {
     /// Table writes (one per returning node, except a disproof that depends on a
     /// repetition of a position above it).
     pub stores: u64,
+    /// With `child_counts`: the children whose replies were counted (each a move made, a
+    /// move list generated and the move taken back, outside `nodes`).
+    pub counts: u64,
 }
 
 /// Why a solve gives no answer.

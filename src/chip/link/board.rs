@@ -67,6 +67,7 @@ impl<T: Transport> BoardSearcher<T> {
             max_children: usize::from(geometry.max_children),
             hand_superiority: false,
             depth_free: false,
+            child_counts: false,
         };
         chip_takes(built, config).map_err(|why| format!("the board's chip: {why}"))?;
         // A PROGRESS frame (20 bytes) at most every twentieth of the line's time.

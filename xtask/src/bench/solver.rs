@@ -48,9 +48,11 @@ pub enum Answer {
 pub struct Run {
     pub answer: Answer,
     pub nodes: u64,
-    /// Move lists and table probes: the model's counters (cshogi reports neither).
+    /// Move lists, table probes and child counts: the model's counters (cshogi reports
+    /// none of them).
     pub expansions: Option<u64>,
     pub probes: Option<u64>,
+    pub counts: Option<u64>,
     pub seconds: f64,
 }
 
@@ -73,6 +75,7 @@ fn run_model(solver: &mut Solver, item: &Item, nodes: u64, root: Root) -> Run {
                 nodes: 0,
                 expansions: None,
                 probes: None,
+                counts: None,
                 seconds: 0.0,
             };
         }
@@ -92,6 +95,7 @@ fn run_model(solver: &mut Solver, item: &Item, nodes: u64, root: Root) -> Run {
         nodes: outcome.counters.nodes,
         expansions: Some(outcome.counters.expansions),
         probes: Some(outcome.counters.probes),
+        counts: Some(outcome.counters.counts),
         seconds,
     }
 }
@@ -109,6 +113,7 @@ pub struct Tally {
     pub nodes: u64,
     pub expansions: Option<u64>,
     pub probes: Option<u64>,
+    pub counts: Option<u64>,
     pub seconds: f64,
 }
 
@@ -129,6 +134,7 @@ impl Tally {
         let sum = |a: Option<u64>, b: Option<u64>| b.map(|b| a.unwrap_or(0) + b).or(a);
         self.expansions = sum(self.expansions, run.expansions);
         self.probes = sum(self.probes, run.probes);
+        self.counts = sum(self.counts, run.counts);
         self.seconds += run.seconds;
     }
 
@@ -143,7 +149,7 @@ impl Tally {
     fn row(&self, set: &str, engine: &str) -> String {
         let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
         format!(
-            "| {set} | {engine} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.0} |",
+            "| {set} | {engine} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.0} |",
             self.positions,
             self.mate,
             self.nomate,
@@ -153,6 +159,7 @@ impl Tally {
             self.nodes,
             opt(self.expansions),
             opt(self.probes),
+            opt(self.counts),
             self.seconds,
             self.nodes as f64 / self.seconds.max(1e-9),
         )
@@ -173,36 +180,54 @@ pub struct Options {
     pub model_modes: Option<String>,
 }
 
-/// A table mode of the model (docs/search.md, "The pieces table"): its name in
-/// `--model-modes` and the two switches of swim.toml `[search]` it sets.
+/// A mode of the model (docs/search.md, "The pieces table", "Child counts"): its name in
+/// `--model-modes` and the three switches of swim.toml `[search]` it sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mode {
     pub name: &'static str,
     pub hand_superiority: bool,
     pub depth_free: bool,
+    pub child_counts: bool,
 }
 
-/// The modes: the chip's table, the hands out of the key, the plies left out of it, both.
-pub const MODES: [Mode; 4] = [
+/// The modes: the chip's table, the hands out of the key, the plies left out of it, both;
+/// the chip's table and the pieces table with child counts (docs/search.md, "Child counts").
+pub const MODES: [Mode; 6] = [
     Mode {
         name: "plies",
         hand_superiority: false,
         depth_free: false,
+        child_counts: false,
     },
     Mode {
         name: "hands",
         hand_superiority: true,
         depth_free: false,
+        child_counts: false,
     },
     Mode {
         name: "depth",
         hand_superiority: false,
         depth_free: true,
+        child_counts: false,
     },
     Mode {
         name: "pieces",
         hand_superiority: true,
         depth_free: true,
+        child_counts: false,
+    },
+    Mode {
+        name: "counts",
+        hand_superiority: false,
+        depth_free: false,
+        child_counts: true,
+    },
+    Mode {
+        name: "pieces-counts",
+        hand_superiority: true,
+        depth_free: true,
+        child_counts: true,
     },
 ];
 
@@ -258,6 +283,7 @@ pub fn run(opts: &Options) -> Result<()> {
         let config = Config {
             hand_superiority: mode.hand_superiority,
             depth_free: mode.depth_free,
+            child_counts: mode.child_counts,
             ..config
         };
         solvers.push(crate::solve::model(config, Some(opts.tt_entries))?);
@@ -365,6 +391,7 @@ pub fn run(opts: &Options) -> Result<()> {
                         nodes: 0,
                         expansions: None,
                         probes: None,
+                        counts: None,
                         seconds: 0.0,
                     }
                 }
@@ -427,14 +454,14 @@ pub fn run(opts: &Options) -> Result<()> {
         opts.sample,
     );
     println!(
-        "| set | engine | positions | mate | nomate | unknown | wrong | failed | nodes | expansions | probes | time (s) | nodes/s |"
+        "| set | engine | positions | mate | nomate | unknown | wrong | failed | nodes | expansions | probes | counts | time (s) | nodes/s |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for row in &rows {
         println!("{row}");
     }
     print_rows(
-        "Per set, each model mode (docs/search.md, \"The pieces table\") and cshogi:",
+        "Per set, each model mode (docs/search.md, \"The pieces table\", \"Child counts\") and cshogi:",
         &["set", "engine", "proved", "nodes", "time (s)"],
         &summary,
     );
@@ -539,6 +566,7 @@ mod tests {
             nodes,
             expansions: exp,
             probes: exp,
+            counts: None,
             seconds: 1.0,
         };
         t.add(Expect::Mate(None), &run(Answer::Mate(3), 10, Some(4)));

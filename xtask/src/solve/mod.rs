@@ -129,7 +129,8 @@ pub struct SolveArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub max_plies: Option<usize>,
     /// The model's table (docs/search.md): plies (the chip's, swim.toml's default), hands
-    /// (hand_superiority), depth (depth_free) or pieces (both); the model only.
+    /// (hand_superiority), depth (depth_free), pieces (both), counts (the chip's table
+    /// with child_counts) or pieces-counts; the model only.
     #[arg(long, value_name = "MODE")]
     pub table: Option<String>,
 }
@@ -149,6 +150,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         }
         base.hand_superiority = modes[0].hand_superiority;
         base.depth_free = modes[0].depth_free;
+        base.child_counts = modes[0].child_counts;
     }
     if let Some(vcd) = &args.vcd {
         if !on_chip {
@@ -465,8 +467,13 @@ fn one(
     } else {
         format!("limit {}", limits.nodes)
     };
+    let counts = if c.counts == 0 {
+        String::new()
+    } else {
+        format!(", counts {}", c.counts)
+    };
     out.push_str(&format!(
-        "nodes:  {} (expansions {}, probes {}, stores {}; {limit})\n",
+        "nodes:  {} (expansions {}, probes {}, stores {}{counts}; {limit})\n",
         c.nodes, c.expansions, c.probes, c.stores
     ));
     out.push_str(&format!(

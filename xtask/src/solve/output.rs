@@ -122,6 +122,10 @@ pub fn rate(nodes: u64, time: Duration) -> String {
     format!("{:.0} nodes/s", nodes as f64 / secs)
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// The JSON object of one answer.
 #[derive(Serialize)]
 pub struct JsonAnswer<'a> {
@@ -141,6 +145,9 @@ pub struct JsonAnswer<'a> {
     pub expansions: u64,
     pub probes: u64,
     pub stores: u64,
+    /// Children counted (`--table counts`, `pieces-counts`); absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub counts: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cycles: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -167,6 +174,7 @@ impl<'a> JsonAnswer<'a> {
             expansions: outcome.counters.expansions,
             probes: outcome.counters.probes,
             stores: outcome.counters.stores,
+            counts: outcome.counters.counts,
             cycles: solved.cycles.map(|c| c.total),
             reason: match &outcome.result {
                 SearchResult::Unknown(reason) => Some(reason_text(reason, asked)),

@@ -289,6 +289,7 @@ mod tests {
             nodes: 1,
             expansions: None,
             probes: None,
+            counts: None,
             seconds,
         };
         let cycles = |total| Cycles {

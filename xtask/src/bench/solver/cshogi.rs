@@ -20,6 +20,7 @@ pub fn parse_cshogi_line(line: &str) -> Result<Run> {
             nodes: 0,
             expansions: None,
             probes: None,
+            counts: None,
             seconds: 0.0,
         });
     }
@@ -38,6 +39,7 @@ pub fn parse_cshogi_line(line: &str) -> Result<Run> {
         nodes: field("searched_node")?.as_u64().unwrap_or(0),
         expansions: None,
         probes: None,
+        counts: None,
         seconds: field("seconds")?.as_f64().unwrap_or(0.0),
     })
 }
