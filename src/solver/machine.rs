@@ -8,7 +8,7 @@ use rsshogi::board::Position as Board;
 use rsshogi::types::Move;
 
 use super::hands::{self, EMPTY, Hand, KeyRule};
-use super::moves::{Kind, node_moves};
+use super::moves::{Kind, count_moves, node_moves};
 use super::pieces::{PieceTable, Probe};
 use super::select::{self, Selection};
 use super::table::Table;
@@ -84,8 +84,6 @@ pub struct Machine<'a> {
     frames: Vec<Frame>,
     depth: usize,
     scratch: Vec<Move>,
-    /// A counted child's replies (`child_counts`).
-    replies: Vec<Move>,
     on_select: Option<SelectHook<'a>>,
 }
 
@@ -125,7 +123,6 @@ impl<'a> Machine<'a> {
             frames: Vec::new(),
             depth: 0,
             scratch: Vec::new(),
-            replies: Vec::new(),
             on_select: None,
         }
     }
@@ -296,8 +293,7 @@ impl<'a> Machine<'a> {
         for child in children.iter_mut().filter(|c| c.value == Value::NEW) {
             self.counters.counts += 1;
             self.board.apply_move(child.mv);
-            node_moves(&self.board, kind.flip(), &mut self.replies);
-            let replies = self.replies.len() as Pn;
+            let replies = count_moves(&self.board, kind.flip()) as Pn;
             let value = match kind {
                 Kind::Or if replies == 0 => Value::PROVEN_LEAF,
                 Kind::Or => Value {
@@ -308,13 +304,8 @@ impl<'a> Machine<'a> {
                 Kind::And => Value::NEW,
             };
             if pieces_table && replies == 0 {
-                child.pieces = super::solved::leaf_pieces(
-                    &self.board,
-                    &self.rule,
-                    kind.flip(),
-                    value,
-                    &self.replies,
-                );
+                child.pieces =
+                    super::solved::leaf_pieces(&self.board, &self.rule, kind.flip(), value, &[]);
             }
             child.value = value;
             self.board

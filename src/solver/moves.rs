@@ -46,6 +46,17 @@ pub fn node_moves(board: &Board, kind: Kind, out: &mut Vec<Move>) {
     order_children(board.turn(), out);
 }
 
+/// The number of children of a node of `kind` in `board` (of [`node_moves`], without
+/// their order), or for an OR node only whether it has one (0 or 1): what a child count
+/// needs (docs/search.md, "Child counts").
+pub fn count_moves(board: &Board, kind: Kind) -> usize {
+    let legal = MoveListGen::<LegalAll>::new(board);
+    match kind {
+        Kind::Or => usize::from(legal.iter().any(|&mv| board.gives_check_move(mv))),
+        Kind::And => legal.as_slice().len(),
+    }
+}
+
 /// Puts the children into the order of the chip's move stream
 /// ([`crate::stream_order`]: by channel, then destination lowest first in the side to
 /// move's view). Every tie-break of the search ("lowest index") refers to this order.
