@@ -68,7 +68,8 @@ pub struct BenchArgs {
     pub chip_sample: usize,
     /// With --solver: the model's table modes, a row each, comma-separated: plies (the
     /// chip's table), hands (hand_superiority), depth (depth_free), pieces (both),
-    /// counts (the chip's table with child_counts), pieces-counts; default plies,pieces. The chip's column compares with the first.
+    /// counts (the chip's table with child_counts), pieces-counts; default plies,pieces.
+    /// The chip's column compares with the first.
     #[arg(long, value_name = "MODES")]
     pub model_modes: Option<String>,
 }
