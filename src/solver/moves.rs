@@ -1,7 +1,8 @@
 //! The children of a node: the move lists of the search and their order.
 
+use rsshogi::board::MoveList;
 use rsshogi::board::Position as Board;
-use rsshogi::movegen::{LegalAll, MoveListGen};
+use rsshogi::movegen::{ChecksAll, LegalAll, MoveListGen, generate_moves};
 use rsshogi::types::{Color, Move};
 
 use crate::stream_order::side_stream_key;
@@ -31,29 +32,49 @@ impl Kind {
 /// The set is the reference's (`tsume::reference::tsume_moves`): rsshogi's complete legal
 /// generator (pawn-drop mates, double pawns, dead pieces and pins excluded), of which an
 /// OR node keeps the moves that give check.
+///
+/// The checks come from rsshogi's check generator where the attacker is not in check (it
+/// builds them from the squares that check rather than trying every move), each kept if
+/// legal and checking: the same set, as `checks_are_the_legal_moves_that_check` below
+/// asserts on fresh random positions.
 pub fn node_moves(board: &Board, kind: Kind, out: &mut Vec<Move>) {
     out.clear();
-    let legal = MoveListGen::<LegalAll>::new(board);
     match kind {
         Kind::Or => out.extend(
-            legal
+            checks(board)
                 .iter()
                 .copied()
-                .filter(|&mv| board.gives_check_move(mv)),
+                .filter(|&mv| is_check(board, mv)),
         ),
-        Kind::And => out.extend(legal.iter().copied()),
+        Kind::And => out.extend(MoveListGen::<LegalAll>::new(board).iter().copied()),
     }
     order_children(board.turn(), out);
+}
+
+/// The candidate checks of the attacker to move: the check generator's moves when it is
+/// not in check, else its legal evasions (the check generator does not narrow to them).
+fn checks(board: &Board) -> MoveList {
+    let mut list = MoveList::new();
+    if board.is_in_check() {
+        generate_moves::<LegalAll>(board, &mut list);
+    } else {
+        generate_moves::<ChecksAll>(board, &mut list);
+    }
+    list
+}
+
+/// Whether candidate `mv` of [`checks`] is a child of an OR node: legal, and a check.
+fn is_check(board: &Board, mv: Move) -> bool {
+    (board.is_in_check() || board.is_legal_move(mv)) && board.gives_check_move(mv)
 }
 
 /// The number of children of a node of `kind` in `board` (of [`node_moves`], without
 /// their order), or for an OR node only whether it has one (0 or 1): what a child count
 /// needs (docs/search.md, "Child counts").
 pub fn count_moves(board: &Board, kind: Kind) -> usize {
-    let legal = MoveListGen::<LegalAll>::new(board);
     match kind {
-        Kind::Or => usize::from(legal.iter().any(|&mv| board.gives_check_move(mv))),
-        Kind::And => legal.as_slice().len(),
+        Kind::Or => usize::from(checks(board).iter().any(|&mv| is_check(board, mv))),
+        Kind::And => MoveListGen::<LegalAll>::new(board).len(),
     }
 }
 
@@ -62,4 +83,57 @@ pub fn count_moves(board: &Board, kind: Kind) -> usize {
 /// move's view). Every tie-break of the search ("lowest index") refers to this order.
 pub fn order_children(side: Color, moves: &mut [Move]) {
     moves.sort_by_cached_key(|&mv| side_stream_key(side, mv));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::{Kind as Draw, TsumeGenerator, seed_from_env};
+    use crate::reference::tsume_moves;
+
+    /// The OR node's children from the check generator are the reference's (every legal
+    /// move that gives check), and the child count agrees with them, on fresh random
+    /// positions of the attacker to move, and of a side to move in check taken as the
+    /// attacker (an OR node after an evasion that checks back).
+    #[test]
+    fn checks_are_the_legal_moves_that_check() {
+        let seed = seed_from_env();
+        let mut g = TsumeGenerator::new(seed);
+        let mut moves = Vec::new();
+        let (mut checked, mut none) = (0, 0);
+        for i in 0..20_000 {
+            let pos = g.next_position(if i % 4 == 0 {
+                Draw::Evasions
+            } else {
+                Draw::Checks
+            });
+            let board = pos.inner();
+            node_moves(board, Kind::Or, &mut moves);
+            let want: Vec<Move> = tsume_moves(&pos)
+                .moves
+                .iter()
+                .map(|m| m.mv)
+                .filter(|&mv| board.gives_check_move(mv))
+                .collect();
+            assert_eq!(
+                moves,
+                want,
+                "TSUME_SEED={seed}: the checks of {} differ from the reference's",
+                pos.to_sfen()
+            );
+            assert_eq!(
+                count_moves(board, Kind::Or),
+                usize::from(!want.is_empty()),
+                "TSUME_SEED={seed}: the child count of {}",
+                pos.to_sfen()
+            );
+            checked += want.len();
+            none += usize::from(want.is_empty());
+        }
+        assert!(none > 0, "TSUME_SEED={seed}: every position had a check");
+        assert!(
+            checked > 20_000,
+            "TSUME_SEED={seed}: only {checked} checks seen"
+        );
+    }
 }
