@@ -226,7 +226,7 @@ fn hash_and_store_follow_moves_and_undo() {
     // hash_valid.
     assert_eq!(
         [load_cycles, apply_cycles, undo_cycles],
-        [Span(51, 51), Span(6, 6), Span(6, 6)],
+        [Span(52, 52), Span(7, 7), Span(7, 7)],
         "the cycles (least, most) of a load, an apply and an undo (seed {seed})"
     );
 }
