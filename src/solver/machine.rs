@@ -8,7 +8,7 @@ use rsshogi::board::Position as Board;
 use rsshogi::types::Move;
 
 use super::hands::{self, EMPTY, Hand, KeyRule};
-use super::moves::{Kind, count_moves, node_moves};
+use super::moves::{Kind, ReplyCache, count_moves, node_moves};
 use super::pieces::{PieceTable, Probe};
 use super::select::{self, Selection};
 use super::table::Table;
@@ -85,6 +85,8 @@ pub struct Machine<'a> {
     depth: usize,
     scratch: Vec<Move>,
     on_select: Option<SelectHook<'a>>,
+    /// The child counts' replies, kept for the children met again.
+    replies: ReplyCache,
 }
 
 impl<'a> Machine<'a> {
@@ -124,6 +126,7 @@ impl<'a> Machine<'a> {
             depth: 0,
             scratch: Vec::new(),
             on_select: None,
+            replies: ReplyCache::new(),
         }
     }
 
@@ -292,17 +295,19 @@ impl<'a> Machine<'a> {
         let pieces_table = matches!(self.table, Memory::Pieces(_));
         for child in children.iter_mut().filter(|c| c.value == Value::NEW) {
             self.counters.counts += 1;
+            // A child solved by its count needs the board after its move for its pieces.
+            match self.replies.get(child.hash) {
+                Some(0) if pieces_table => {}
+                Some(replies) => {
+                    child.value = first_value(kind, replies);
+                    continue;
+                }
+                None => {}
+            }
             self.board.apply_move(child.mv);
             let replies = count_moves(&self.board, kind.flip()) as Pn;
-            let value = match kind {
-                Kind::Or if replies == 0 => Value::PROVEN_LEAF,
-                Kind::Or => Value {
-                    pn: replies,
-                    ..Value::NEW
-                },
-                Kind::And if replies == 0 => Value::NO_CHECK,
-                Kind::And => Value::NEW,
-            };
+            self.replies.put(child.hash, replies);
+            let value = first_value(kind, replies);
             if pieces_table && replies == 0 {
                 child.pieces =
                     super::solved::leaf_pieces(&self.board, &self.rule, kind.flip(), value, &[]);
@@ -535,4 +540,19 @@ pub fn expand_with(
         });
     }
     Ok(None)
+}
+
+/// A new child's first value from its replies counted, under a parent of `kind`: none, the
+/// child is solved (a defender mated, an attacker without a check); at an OR node the
+/// defender's number of replies is its proof number.
+fn first_value(kind: Kind, replies: Pn) -> Value {
+    match kind {
+        Kind::Or if replies == 0 => Value::PROVEN_LEAF,
+        Kind::Or => Value {
+            pn: replies,
+            ..Value::NEW
+        },
+        Kind::And if replies == 0 => Value::NO_CHECK,
+        Kind::And => Value::NEW,
+    }
 }

@@ -78,6 +78,47 @@ pub fn count_moves(board: &Board, kind: Kind) -> usize {
     }
 }
 
+/// The replies counted of recent child counts, by the child's position hash (side to
+/// move and hands in it): a child met again, in a transposition or when its parent is
+/// expanded again, takes its count from here instead of making its move and generating
+/// its replies again. Only the model's time changes: a count is a count, taken or not.
+/// Direct-mapped, 2^16 slots; a slot's hash is the whole 64 bits.
+pub struct ReplyCache {
+    slots: Vec<(u64, u32)>,
+}
+
+impl ReplyCache {
+    const BITS: u32 = 16;
+
+    pub fn new() -> ReplyCache {
+        ReplyCache { slots: Vec::new() }
+    }
+
+    fn slot(hash: u64) -> usize {
+        (hash & ((1 << Self::BITS) - 1)) as usize
+    }
+
+    /// The replies counted for the position of `hash`, if kept.
+    pub fn get(&self, hash: u64) -> Option<u32> {
+        let &(h, n) = self.slots.get(Self::slot(hash))?;
+        (h == hash && n > 0).then(|| n - 1)
+    }
+
+    /// Keeps `replies` for the position of `hash`.
+    pub fn put(&mut self, hash: u64, replies: u32) {
+        if self.slots.is_empty() {
+            self.slots = vec![(0, 0); 1 << Self::BITS];
+        }
+        self.slots[Self::slot(hash)] = (hash, replies + 1);
+    }
+}
+
+impl Default for ReplyCache {
+    fn default() -> Self {
+        ReplyCache::new()
+    }
+}
+
 /// Puts the children into the order of the chip's move stream
 /// ([`crate::stream_order`]: by channel, then destination lowest first in the side to
 /// move's view). Every tie-break of the search ("lowest index") refers to this order.
