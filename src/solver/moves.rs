@@ -121,9 +121,10 @@ impl Default for ReplyCache {
 
 /// Puts the children into the order of the chip's move stream
 /// ([`crate::stream_order`]: by channel, then destination lowest first in the side to
-/// move's view). Every tie-break of the search ("lowest index") refers to this order.
+/// move's view). Every tie-break of the search ("lowest index") refers to this order. The
+/// key is unique among a position's moves, so the sort need not be stable.
 pub fn order_children(side: Color, moves: &mut [Move]) {
-    moves.sort_by_cached_key(|&mv| side_stream_key(side, mv));
+    moves.sort_unstable_by_key(|&mv| side_stream_key(side, mv));
 }
 
 #[cfg(test)]
