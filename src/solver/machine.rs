@@ -126,7 +126,7 @@ impl<'a> Machine<'a> {
             depth: 0,
             scratch: Vec::new(),
             on_select: None,
-            replies: ReplyCache::new(),
+            replies: ReplyCache::default(),
         }
     }
 

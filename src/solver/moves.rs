@@ -40,32 +40,28 @@ impl Kind {
 pub fn node_moves(board: &Board, kind: Kind, out: &mut Vec<Move>) {
     out.clear();
     match kind {
-        Kind::Or => out.extend(
-            checks(board)
-                .iter()
-                .copied()
-                .filter(|&mv| is_check(board, mv)),
-        ),
+        Kind::Or => with_checks(board, |checks| out.extend(checks)),
         Kind::And => out.extend(MoveListGen::<LegalAll>::new(board).iter().copied()),
     }
     order_children(board.turn(), out);
 }
 
-/// The candidate checks of the attacker to move: the check generator's moves when it is
-/// not in check, else its legal evasions (the check generator does not narrow to them).
-fn checks(board: &Board) -> MoveList {
+/// Calls `f` with the checks of the attacker to move, in rsshogi's order: the check
+/// generator's moves kept if legal and checking when the attacker is not in check, else
+/// its legal evasions kept if checking (the check generator does not narrow to them).
+fn with_checks<R>(board: &Board, f: impl FnOnce(&mut dyn Iterator<Item = Move>) -> R) -> R {
+    let in_check = board.is_in_check();
     let mut list = MoveList::new();
-    if board.is_in_check() {
+    if in_check {
         generate_moves::<LegalAll>(board, &mut list);
     } else {
         generate_moves::<ChecksAll>(board, &mut list);
     }
-    list
-}
-
-/// Whether candidate `mv` of [`checks`] is a child of an OR node: legal, and a check.
-fn is_check(board: &Board, mv: Move) -> bool {
-    (board.is_in_check() || board.is_legal_move(mv)) && board.gives_check_move(mv)
+    let mut checks = list
+        .iter()
+        .copied()
+        .filter(|&mv| (in_check || board.is_legal_move(mv)) && board.gives_check_move(mv));
+    f(&mut checks)
 }
 
 /// The number of children of a node of `kind` in `board` (of [`node_moves`], without
@@ -73,7 +69,7 @@ fn is_check(board: &Board, mv: Move) -> bool {
 /// needs (docs/search.md, "Child counts").
 pub fn count_moves(board: &Board, kind: Kind) -> usize {
     match kind {
-        Kind::Or => usize::from(checks(board).iter().any(|&mv| is_check(board, mv))),
+        Kind::Or => usize::from(with_checks(board, |checks| checks.next().is_some())),
         Kind::And => MoveListGen::<LegalAll>::new(board).len(),
     }
 }
@@ -83,16 +79,13 @@ pub fn count_moves(board: &Board, kind: Kind) -> usize {
 /// expanded again, takes its count from here instead of making its move and generating
 /// its replies again. Only the model's time changes: a count is a count, taken or not.
 /// Direct-mapped, 2^16 slots; a slot's hash is the whole 64 bits.
+#[derive(Default)]
 pub struct ReplyCache {
     slots: Vec<(u64, u32)>,
 }
 
 impl ReplyCache {
     const BITS: u32 = 16;
-
-    pub fn new() -> ReplyCache {
-        ReplyCache { slots: Vec::new() }
-    }
 
     fn slot(hash: u64) -> usize {
         (hash & ((1 << Self::BITS) - 1)) as usize
@@ -110,12 +103,6 @@ impl ReplyCache {
             self.slots = vec![(0, 0); 1 << Self::BITS];
         }
         self.slots[Self::slot(hash)] = (hash, replies + 1);
-    }
-}
-
-impl Default for ReplyCache {
-    fn default() -> Self {
-        ReplyCache::new()
     }
 }
 
