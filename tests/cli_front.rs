@@ -197,6 +197,14 @@ fn options_out_of_range_are_refused_alike() {
             vec!["--engine", "model", "--tt-entries", "2"],
             "--tt-entries 2",
         ),
+        (
+            vec!["--engine", "chip", "--table", "pieces"],
+            "the chip has the plies and depth tables only",
+        ),
+        (
+            vec!["--engine", "model", "--table", "depths"],
+            "no mode `depths`",
+        ),
         (vec!["--engine", "model", "--nodes", "-5"], "negative"),
         (vec!["--engine", "model", "--max-plies", "-1"], "negative"),
     ] {

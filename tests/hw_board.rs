@@ -193,6 +193,7 @@ fn the_board_recovers_from_bad_and_mistimed_frames() {
     let too_big = SearchRequest::Begin {
         table_bits: 40,
         max_children: 1,
+        depth_free: false,
     };
     link.send(&Request::Search(too_big)).unwrap();
     assert_eq!(error_of(next(&mut link)), ErrorCode::BadArgument);
@@ -210,6 +211,7 @@ fn the_board_recovers_from_bad_and_mistimed_frames() {
     let begin = SearchRequest::Begin {
         table_bits: common::search_config().tt_index_bits as u8,
         max_children: common::search_config().max_children as u16,
+        depth_free: common::search_config().depth_free,
     };
     link.send(&Request::Search(begin)).unwrap();
     assert_eq!(next(&mut link), Response::Search(SearchAnswer::Cleared));

@@ -5,8 +5,10 @@
 //! printed on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number), at
 //! the limits (a node limit mid-search, a stop), each solve on the chip the last one left,
 //! and with smaller geometries the chip takes: a table of 2 sets that must evict, a child
-//! limit and a ply limit that problems reach. The lines are walked on chip (the suite's
-//! must be), and with the small table some walks must leave a node to the host.
+//! limit and a ply limit that problems reach; in swim.toml's table mode, and some of it in
+//! the other (depth-free entries, or the table keyed by plies left). The lines are walked
+//! on chip (the suite's must be), and with the small table some walks must leave a node to
+//! the host.
 
 mod common;
 
@@ -23,8 +25,9 @@ use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
 use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver, solve_on};
 
-/// Random positions per default run.
+/// Random positions per default run, and in the table mode swim.toml does not set.
 const POSITIONS: usize = 100;
+const OTHER_MODE_POSITIONS: usize = 30;
 /// The node limit of a suite problem: longer ones end `unknown` in both engines.
 const SUITE_NODES: u64 = 5_000;
 /// The small table's set-index bits: 2 sets of swim.toml's ways, which the suite's
@@ -104,14 +107,49 @@ fn the_suite_solves_as_in_the_model() {
 
 #[test]
 fn random_positions_solve_as_in_the_model() {
+    random_positions(common::search_config(), POSITIONS);
+}
+
+/// The chip's other table mode (swim.toml [search] depth_free = true: the table keyed by
+/// plies left, else depth-free) on random positions, the suite's first problems and with
+/// a table of 2 sets.
+#[test]
+fn the_other_table_mode_solves_as_in_the_model() {
+    let base = common::search_config();
+    let other = Config {
+        depth_free: !base.depth_free,
+        ..base
+    };
+    random_positions(other, OTHER_MODE_POSITIONS);
+    let (outcomes, _) = smaller_geometry(other, "the other table mode");
+    // The modes' keys and entries differ: the searches must too, on some problem.
+    let mut twin = Solver::new(base);
+    let changed = outcomes
+        .iter()
+        .filter(|(pos, out)| out.counters != twin.solve(pos, small_limits()).counters)
+        .count();
+    assert!(
+        changed > 0,
+        "both table modes searched alike on every problem"
+    );
+    let small = Config {
+        tt_index_bits: SMALL_TABLE_BITS,
+        ..other
+    };
+    smaller_geometry(small, "the other table mode with a table of 2 sets");
+}
+
+/// Fresh random positions (seed printed on failure) solved by both with `config`; with
+/// the default count every kind of answer must occur.
+fn random_positions(config: Config, count: usize) {
     let seed = seed_from_env();
     let mut g = TsumeGenerator::new(seed);
     let mut rng = StdRng::seed_from_u64(seed ^ 0x50_1e);
     let runtime = common::runtime();
-    let mut twins = Twins::new(&runtime);
+    let mut twins = Twins::with_config(&runtime, config);
     let mut failures = Vec::new();
     let (mut mates, mut nomates, mut limited, mut defenders) = (0, 0, 0, 0);
-    for i in 0..common::random_count(POSITIONS) {
+    for i in 0..common::random_count(count) {
         let pos = g.next_position(PositionKind::Any);
         let nodes = rng.random_range(0..400);
         let lim = limits(nodes, rng.random_bool(0.5), Root::Auto);
@@ -128,8 +166,12 @@ fn random_positions_solve_as_in_the_model() {
             Err(e) => failures.push(e),
         }
     }
-    common::assert_no_failures(&failures, "random positions differ from the model", seed);
-    if common::random_count(POSITIONS) >= POSITIONS {
+    let what = format!(
+        "random positions (depth_free = {}) differ from the model",
+        config.depth_free
+    );
+    common::assert_no_failures(&failures, &what, seed);
+    if common::random_count(count) >= POSITIONS {
         assert!(
             mates > 0 && nomates > 0 && limited > 0 && defenders > 0,
             "a kind of answer never occurred: {mates} mates, {nomates} no mates, {limited} node \

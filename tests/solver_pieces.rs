@@ -1,7 +1,7 @@
 //! The model's own modes: the pieces table (docs/search.md, "The pieces table": hands out
 //! of the key, plies left out of it, both) and child counts ("Child counts", with the
-//! pieces table too). In each the suite's answers and shortest lengths are the chip
-//! table's and fresh random positions (many with pieces missing from the 40) agree with
+//! pieces table too). In each the suite's answers and shortest lengths are the keyed
+//! table's (plies left and hands in the key) and fresh random positions (many with pieces missing from the 40) agree with
 //! the exhaustive search; a proof applies to a hand that holds its proof pieces and not to
 //! one that lacks them.
 
@@ -20,9 +20,20 @@ fn config() -> Config {
         .expect("swim.toml has a [search] table")
 }
 
-/// The model's modes: hands, depth, pieces, counts, pieces with counts.
+/// swim.toml's geometry with the table keyed by plies left and hands, no child counts.
+fn keyed() -> Config {
+    Config {
+        hand_superiority: false,
+        depth_free: false,
+        child_counts: false,
+        ..config()
+    }
+}
+
+/// The model's modes beside the keyed table: hands, depth, pieces, counts, pieces with
+/// counts.
 fn modes() -> [(&'static str, Config); 5] {
-    let c = config();
+    let c = keyed();
     [
         (
             "hands",
@@ -69,25 +80,29 @@ fn shortest(nodes: u64) -> Limits {
     common::limits(nodes, true, Root::Attacker)
 }
 
-/// swim.toml keeps the chip's table: both switches off.
+/// swim.toml keeps the chip's table: depth-free entries, no hand superiority, no child
+/// counts; the chip takes the depth mode and the keyed table, not the others.
 #[test]
 fn the_manifest_keeps_the_chips_table() {
     let c = config();
-    assert!(!c.hand_superiority && !c.depth_free && !c.pieces_table() && !c.child_counts);
+    assert!(!c.hand_superiority && c.depth_free && c.pieces_table() && !c.child_counts);
+    c.check_chip().unwrap();
+    keyed().check_chip().unwrap();
+    modes()[1].1.check_chip().unwrap();
     let e = modes()[2].1.check_chip().unwrap_err().to_string();
     assert!(e.contains("hand_superiority = true"), "{e}");
     let e = modes()[3].1.check_chip().unwrap_err().to_string();
     assert!(e.contains("child_counts = true"), "{e}");
 }
 
-/// Every suite problem: the same result as the chip's table, the mates at the same
+/// Every suite problem: the same result as the keyed table, the mates at the same
 /// (minimax) length, in every mode; the pieces mode and child counts make fewer nodes over
 /// the suite, the counts counted only where the switch is on.
 #[test]
-fn every_mode_answers_the_suite_as_the_chips_table() {
+fn every_mode_answers_the_suite_as_the_keyed_table() {
     let problems =
         load_suite(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems")).unwrap();
-    let mut plies = Solver::new(config());
+    let mut plies = Solver::new(keyed());
     let mut nodes = [0u64; 6];
     let mut counts = [0u64; 6];
     let mut solvers: Vec<_> = modes().map(|(name, c)| (name, Solver::new(c))).into();
@@ -101,7 +116,7 @@ fn every_mode_answers_the_suite_as_the_chips_table() {
             nodes[i + 1] += out.counters.nodes;
             counts[i + 1] += out.counters.counts;
             let what = format!(
-                "{name}: {} {:?} (chip's table {:?})",
+                "{name}: {} {:?} (keyed table {:?})",
                 p.id, out.result, want.result
             );
             assert_eq!(out.result, want.result, "{what}");
@@ -220,8 +235,8 @@ fn a_proof_applies_where_the_hand_holds_its_pieces() {
     assert_eq!(look(more, 63), Some(1));
     assert_eq!(look(more, 7), Some(1));
     assert_eq!(look(without, 63), None);
-    // The chip's table keys the plies left and the exact hands: neither applies there.
-    let mut plies = Solver::new(config());
+    // The keyed table keys the plies left and the exact hands: neither applies there.
+    let mut plies = Solver::new(keyed());
     plies.solve(&Position::from_sfen(solved).unwrap(), Limits::default());
     let pos = Position::from_sfen(more).unwrap();
     let hash = Keys::get().hash(pos.inner());

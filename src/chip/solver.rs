@@ -18,7 +18,7 @@ use crate::chip::{Chip, bus_model};
 use crate::position::Position;
 use crate::solver::table::Found;
 use crate::solver::values::Value;
-use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk};
+use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk, zobrist};
 
 /// The search on chip (`solver_top`).
 #[spade(src = "hdl/search/solver_top.spade", name = "solver_top")]
@@ -118,10 +118,9 @@ impl OnChip for ChipSearcher<'_> {
 /// chip's `table_bits` and `max_children` inputs the rest. The error says what the chip
 /// can take.
 pub fn chip_takes(built: Config, config: Config) -> Result<(), String> {
-    if config.pieces_table() {
+    if config.hand_superiority {
         return Err(
-            "the chip's table is keyed by plies left and exact hands: it searches \
-                    without hand superiority and depth-free entries"
+            "the chip's table is keyed by exact hands: it searches without hand superiority"
                 .to_string(),
         );
     }
@@ -287,6 +286,30 @@ fn value_of(m: &SolverTop) -> Value {
     }
 }
 
+impl ChipSearcher<'_> {
+    /// The table read at `key` with `left` plies left (read by depth-free entries only),
+    /// not counted.
+    fn lookup_at(&mut self, key: u64, left: u16) -> Result<Option<Found>, Reason> {
+        self.wait("table", |m| m.tt_ready == 1)?;
+        self.pulse(
+            |m| {
+                m.lookup = 1;
+                m.key = key;
+                m.lookup_left = left;
+            },
+            |m| m.lookup = 0,
+        );
+        self.wait("a lookup's answer", |m| m.a_valid == 1)?;
+        let m = self.chip.model();
+        Ok((m.a_found == 1).then_some(Found {
+            pn: m.a_pn,
+            dn: m.a_dn,
+            len: m.a_len,
+            bounded: m.a_bounded == 1,
+        }))
+    }
+}
+
 impl Searcher for ChipSearcher<'_> {
     fn config(&self) -> Config {
         self.config
@@ -297,6 +320,7 @@ impl Searcher for ChipSearcher<'_> {
         self.wait("table", |m| m.tt_ready == 1)?;
         let m = self.chip.model_mut();
         m.table_bits = self.config.tt_index_bits as u8;
+        m.depth_free = u8::from(self.config.depth_free);
         m.max_children = self.config.max_children as u16;
         self.pulse(|m| m.clear = 1, |m| m.clear = 0);
         self.wait("table", |m| m.tt_ready == 1)
@@ -374,22 +398,22 @@ impl Searcher for ChipSearcher<'_> {
     }
 
     fn lookup(&mut self, key: u64) -> Result<Option<Found>, Reason> {
-        self.wait("table", |m| m.tt_ready == 1)?;
-        self.pulse(
-            |m| {
-                m.lookup = 1;
-                m.key = key;
-            },
-            |m| m.lookup = 0,
-        );
-        self.wait("a lookup's answer", |m| m.a_valid == 1)?;
-        let m = self.chip.model();
-        Ok((m.a_found == 1).then_some(Found {
-            pn: m.a_pn,
-            dn: m.a_dn,
-            len: m.a_len,
-            bounded: m.a_bounded == 1,
-        }))
+        self.lookup_at(key, 0)
+    }
+
+    fn lookup_node(
+        &mut self,
+        _board: &Board,
+        _kind: Kind,
+        hash: u64,
+        left: u32,
+    ) -> Result<Option<Found>, Reason> {
+        let key = if self.config.depth_free {
+            hash
+        } else {
+            zobrist::Keys::get().table_key(hash, left)
+        };
+        self.lookup_at(key, left.min(u32::from(u16::MAX)) as u16)
     }
 
     fn walk(&mut self, board: &Board, kind: Kind, left: u32) -> Result<Option<Walk>, Reason> {

@@ -46,6 +46,13 @@ const OP_CLEAR: u8 = 2;
 pub type TableChip<'ctx> = Chip<'ctx, TtTop<'ctx>>;
 
 impl TableChip<'_> {
+    /// The table's mode from the next command on: depth-free entries, or keyed by plies
+    /// left (the reset's). Clear the table after a change: the entries of one mode mean
+    /// nothing to the other.
+    pub fn set_depth_free(&mut self, depth_free: bool) {
+        self.model_mut().depth_free = u8::from(depth_free);
+    }
+
     /// Wait until the table takes commands (after the reset and a clear that sweeps, up to
     /// a sweep of every set): the cycles waited.
     pub fn wait_ready(&mut self) -> anyhow::Result<u64> {
@@ -60,7 +67,8 @@ impl TableChip<'_> {
 
     /// Offer one command for one cycle (the table must be ready: it is taken at this
     /// clock edge), then take it away.
-    fn command(&mut self, op: u8, key: u64, pn: Pn, dn: Pn, len: u16, bounded: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn command(&mut self, op: u8, key: u64, pn: Pn, dn: Pn, len: u16, bounded: bool, left: u16) {
         let m = self.model_mut();
         m.cmd_valid = 1;
         m.cmd_op = op;
@@ -69,6 +77,7 @@ impl TableChip<'_> {
         m.dn = dn;
         m.len = len;
         m.bounded = u8::from(bounded);
+        m.left = left;
         self.tick();
         let m = self.model_mut();
         m.cmd_valid = 0;
@@ -89,11 +98,11 @@ impl TableChip<'_> {
         })
     }
 
-    /// Look `key` up: what the table holds for it, and the cycles from the command to the
-    /// answer.
-    pub fn lookup(&mut self, key: u64) -> anyhow::Result<(Option<Found>, u64)> {
+    /// Look `key` up with `left` plies left (read by depth-free entries only): what the
+    /// table holds for it, and the cycles from the command to the answer.
+    pub fn lookup(&mut self, key: u64, left: u16) -> anyhow::Result<(Option<Found>, u64)> {
         self.wait_ready()?;
-        self.command(OP_LOOKUP, key, 0, 0, 0, false);
+        self.command(OP_LOOKUP, key, 0, 0, 0, false, left);
         for cycles in 1..=8 {
             if let Some(answer) = self.answer() {
                 return Ok((answer, cycles));
@@ -103,15 +112,15 @@ impl TableChip<'_> {
         anyhow::bail!("no answer to the lookup of {key:#018x} within 8 cycles")
     }
 
-    /// Look every key up, one command a cycle (the lookups pipelined): the answers in
-    /// order.
-    pub fn lookup_burst(&mut self, keys: &[u64]) -> anyhow::Result<Vec<Option<Found>>> {
+    /// Look every (key, plies left) up, one command a cycle (the lookups pipelined): the
+    /// answers in order.
+    pub fn lookup_burst(&mut self, keys: &[(u64, u16)]) -> anyhow::Result<Vec<Option<Found>>> {
         self.wait_ready()?;
         let mut answers = Vec::with_capacity(keys.len());
         let mut cycles = 0;
-        for &key in keys {
+        for &(key, left) in keys {
             anyhow::ensure!(self.model().ready == 1, "not ready during a lookup burst");
-            self.command(OP_LOOKUP, key, 0, 0, 0, false);
+            self.command(OP_LOOKUP, key, 0, 0, 0, false, left);
             answers.extend(self.answer());
             cycles += 1;
         }
@@ -129,8 +138,9 @@ impl TableChip<'_> {
         Ok(answers)
     }
 
-    /// Store the values of `key`: the branch of the replacement rule the chip took, and
-    /// the cycles from the command to the table taking commands again.
+    /// Store the values of `key` found with `left` plies left: the branch of the
+    /// replacement rule the chip took, and the cycles from the command to the table taking
+    /// commands again.
     pub fn store(
         &mut self,
         key: u64,
@@ -138,9 +148,10 @@ impl TableChip<'_> {
         dn: Pn,
         len: u16,
         bounded: bool,
+        left: u16,
     ) -> anyhow::Result<(Placement, u64)> {
         self.wait_ready()?;
-        self.command(OP_STORE, key, pn, dn, len, bounded);
+        self.command(OP_STORE, key, pn, dn, len, bounded, left);
         let cycles = 1 + self.wait_ready()?;
         let rule = Placement::ALL[usize::from(self.model().store_rule & 7)];
         Ok((rule, cycles))
@@ -150,7 +161,7 @@ impl TableChip<'_> {
     /// (1, or a sweep of every set when the generation wraps).
     pub fn clear(&mut self) -> anyhow::Result<u64> {
         self.wait_ready()?;
-        self.command(OP_CLEAR, 0, 0, 0, 0, false);
+        self.command(OP_CLEAR, 0, 0, 0, 0, false, 0);
         Ok(1 + self.wait_ready()?)
     }
 }

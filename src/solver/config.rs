@@ -72,12 +72,10 @@ impl Config {
     /// EXPAND counts a move list in 10 bits.
     pub fn check_chip(&self) -> anyhow::Result<()> {
         self.check()?;
-        if self.pieces_table() {
+        if self.hand_superiority {
             bail!(
-                "hand_superiority = {}, depth_free = {}: the chip has the table keyed by plies \
-                 left and exact hands only; set both false in swim.toml [search]",
-                self.hand_superiority,
-                self.depth_free
+                "hand_superiority = true: the chip's table is keyed by exact hands; set it \
+                 false in swim.toml [search]"
             );
         }
         if self.child_counts {
@@ -243,8 +241,10 @@ pub entity frame_bank<E>(clk: clock, write: (bool, uint<{addr}>, E), read: uint<
 }}
 
 /// The transposition table of this geometry: 2^{ib} sets of {ways} ways.
-pub entity table(clk: clock, rst: bool, index_mask: uint<{ib}>, cmd: Option<Command>) -> TableOut {{
-    inst transposition_table::<{ib}, {sets}, {ways}>(clk, rst, index_mask, cmd)
+pub entity table(clk: clock, rst: bool, index_mask: uint<{ib}>, depth_free: bool, cmd: Option<Command>)
+    -> TableOut
+{{
+    inst transposition_table::<{ib}, {sets}, {ways}>(clk, rst, index_mask, depth_free, cmd)
 }}
 
 /// The whole table's index mask: every set.

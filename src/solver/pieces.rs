@@ -169,7 +169,9 @@ impl PieceTable {
             tag,
             pn,
             dn,
-            len,
+            // A length is a proof's alone (the chip's way holds one field for the length
+            // and the plies left).
+            len: if pn == 0 { len } else { 0 },
             bound: left,
             bounded,
             hand: if pn == 0 || dn == 0 { pieces } else { p.hand },

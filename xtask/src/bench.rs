@@ -67,9 +67,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "K", default_value_t = 10, allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub chip_sample: usize,
     /// With --solver: the model's table modes, a row each, comma-separated: plies (the
-    /// chip's table), hands (hand_superiority), depth (depth_free), pieces (both),
-    /// counts (the chip's table with child_counts), pieces-counts; default plies,pieces.
-    /// The chip's column compares with the first.
+    /// table keyed by plies left), hands (hand_superiority), depth (depth_free, swim.toml's),
+    /// pieces (both), counts (plies with child_counts), pieces-counts; default
+    /// depth,pieces. The chip searches with swim.toml [search]; its column compares with
+    /// the first.
     #[arg(long, value_name = "MODES")]
     pub model_modes: Option<String>,
 }

@@ -67,9 +67,15 @@ pub enum SearchRequest {
     Begin {
         table_bits: u8,
         max_children: u16,
+        /// The table's mode: depth-free entries, else keyed by plies left.
+        depth_free: bool,
     },
     Child(u16),
-    Lookup(u64),
+    /// A table read at a key with the node's plies left (read by depth-free entries).
+    Lookup {
+        key: u64,
+        left: u16,
+    },
     Walk {
         left: u16,
         and_node: bool,
@@ -108,13 +114,19 @@ impl SearchRequest {
             SearchRequest::Begin {
                 table_bits,
                 max_children,
+                depth_free,
             } => {
                 let mut p = vec![*table_bits];
                 p.extend_from_slice(&max_children.to_le_bytes());
+                p.push(u8::from(*depth_free));
                 Frame::new(kind::BEGIN, p)
             }
             SearchRequest::Child(index) => Frame::new(kind::CHILD, index.to_le_bytes()),
-            SearchRequest::Lookup(key) => Frame::new(kind::LOOKUP, key.to_le_bytes()),
+            SearchRequest::Lookup { key, left } => {
+                let mut p = key.to_le_bytes().to_vec();
+                p.extend_from_slice(&left.to_le_bytes());
+                Frame::new(kind::LOOKUP, p)
+            }
             SearchRequest::Walk { left, and_node } => {
                 let mut p = left.to_le_bytes().to_vec();
                 p.push(u8::from(*and_node));
@@ -327,10 +339,15 @@ mod tests {
         let b = SearchRequest::Begin {
             table_bits: 12,
             max_children: 300,
+            depth_free: true,
         };
-        assert_eq!(b.frame().payload, [12, 0x2c, 0x01]);
+        assert_eq!(b.frame().payload, [12, 0x2c, 0x01, 1]);
         assert_eq!(SearchRequest::Child(5).frame().payload, [5, 0]);
-        assert_eq!(SearchRequest::Lookup(1).frame().payload.len(), 8);
+        let l = SearchRequest::Lookup {
+            key: 0x0102_0304_0506_0708,
+            left: 0x0203,
+        };
+        assert_eq!(l.frame().payload, [8, 7, 6, 5, 4, 3, 2, 1, 3, 2]);
     }
 
     #[test]

@@ -190,8 +190,9 @@ pub struct Mode {
     pub child_counts: bool,
 }
 
-/// The modes: the chip's table, the hands out of the key, the plies left out of it, both;
-/// the chip's table and the pieces table with child counts (docs/search.md, "Child counts").
+/// The modes: the table keyed by plies left, the hands out of the key, the plies left out
+/// of it (depth-free entries), both; the keyed table and the pieces table with child
+/// counts (docs/search.md, "Child counts"). The chip has the first and the third.
 pub const MODES: [Mode; 6] = [
     Mode {
         name: "plies",
@@ -231,32 +232,36 @@ pub const MODES: [Mode; 6] = [
     },
 ];
 
-/// The modes named by `--model-modes` (comma-separated; default: plies and pieces), in
+/// The modes named by `--model-modes` (comma-separated; default: depth and pieces), in
 /// the order given.
 pub fn parse_modes(text: Option<&str>) -> Result<Vec<Mode>> {
-    let text = text.unwrap_or("plies,pieces");
+    let text = text.unwrap_or("depth,pieces");
     let names = || MODES.map(|m| m.name).join(", ");
     let mut modes: Vec<Mode> = Vec::new();
     for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let Some(mode) = MODES.iter().find(|m| m.name == name) else {
-            anyhow::bail!("--model-modes: no mode `{name}`; the modes are {}", names());
+            anyhow::bail!("no mode `{name}`; the modes are {}", names());
         };
         if !modes.contains(mode) {
             modes.push(*mode);
         }
     }
     if modes.is_empty() {
-        anyhow::bail!("--model-modes is empty; name some of {}", names());
+        anyhow::bail!("no mode named; name some of {}", names());
     }
     Ok(modes)
 }
 
-/// A model row's engine name: `model` for the chip's table, else with the mode.
-fn engine_name(mode: &Mode) -> String {
-    match mode.name {
-        "plies" => "model".to_string(),
-        name => format!("model ({name})"),
+impl Mode {
+    /// Whether the chip searches this mode: no hand superiority, no child counts.
+    pub fn on_chip(&self) -> bool {
+        !self.hand_superiority && !self.child_counts
     }
+}
+
+/// A model row's engine name: with the mode's name.
+fn engine_name(mode: &Mode) -> String {
+    format!("model ({})", mode.name)
 }
 
 pub fn run(opts: &Options) -> Result<()> {
@@ -267,8 +272,8 @@ pub fn run(opts: &Options) -> Result<()> {
         ));
     }
     let sets = parse_sets(opts.sets.as_deref()).map_err(|e| Failure::error(2, format!("{e}")))?;
-    let modes =
-        parse_modes(opts.model_modes.as_deref()).map_err(|e| Failure::error(2, format!("{e}")))?;
+    let modes = parse_modes(opts.model_modes.as_deref())
+        .map_err(|e| Failure::error(2, format!("--model-modes: {e}")))?;
     let version = cshogi_version()?;
     let manifest = util::project_root().join("swim.toml");
     let mut config = Config::from_manifest(&manifest)?.with_tt_entries(opts.tt_entries);

@@ -128,9 +128,9 @@ pub struct SolveArgs {
     /// its own or fewer.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub max_plies: Option<usize>,
-    /// The model's table (docs/search.md): plies (the chip's, swim.toml's default), hands
-    /// (hand_superiority), depth (depth_free), pieces (both), counts (the chip's table
-    /// with child_counts) or pieces-counts; the model only.
+    /// The table (docs/search.md): plies (keyed by plies left), hands (hand_superiority),
+    /// depth (depth_free, swim.toml's default), pieces (both), counts (plies with
+    /// child_counts) or pieces-counts; the chip takes plies and depth.
     #[arg(long, value_name = "MODE")]
     pub table: Option<String>,
 }
@@ -141,11 +141,14 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let on_chip = args.engine == SolveEngine::Chip;
     if let Some(name) = &args.table {
         let modes = crate::bench::solver_modes(Some(name))
-            .map_err(|e| Failure::error(2, format!("{e}")))?;
-        if on_chip && modes[0].name != "plies" {
+            .map_err(|e| Failure::error(2, format!("--table {name}: {e}")))?;
+        if on_chip && !modes[0].on_chip() {
             return Err(Failure::error(
                 2,
-                format!("--table {name}: the chip has the plies table only; add `--engine model`"),
+                format!(
+                    "--table {name}: the chip has the plies and depth tables only; add \
+                     `--engine model`"
+                ),
             ));
         }
         base.hand_superiority = modes[0].hand_superiority;
