@@ -18,7 +18,7 @@ use crate::chip::{Chip, bus_model};
 use crate::position::Position;
 use crate::solver::table::Found;
 use crate::solver::values::Value;
-use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk, zobrist};
+use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk};
 
 /// The search on chip (`solver_top`).
 #[spade(src = "hdl/search/solver_top.spade", name = "solver_top")]
@@ -286,30 +286,6 @@ fn value_of(m: &SolverTop) -> Value {
     }
 }
 
-impl ChipSearcher<'_> {
-    /// The table read at `key` with `left` plies left (read by depth-free entries only),
-    /// not counted.
-    fn lookup_at(&mut self, key: u64, left: u16) -> Result<Option<Found>, Reason> {
-        self.wait("table", |m| m.tt_ready == 1)?;
-        self.pulse(
-            |m| {
-                m.lookup = 1;
-                m.key = key;
-                m.lookup_left = left;
-            },
-            |m| m.lookup = 0,
-        );
-        self.wait("a lookup's answer", |m| m.a_valid == 1)?;
-        let m = self.chip.model();
-        Ok((m.a_found == 1).then_some(Found {
-            pn: m.a_pn,
-            dn: m.a_dn,
-            len: m.a_len,
-            bounded: m.a_bounded == 1,
-        }))
-    }
-}
-
 impl Searcher for ChipSearcher<'_> {
     fn config(&self) -> Config {
         self.config
@@ -401,19 +377,24 @@ impl Searcher for ChipSearcher<'_> {
         self.lookup_at(key, 0)
     }
 
-    fn lookup_node(
-        &mut self,
-        _board: &Board,
-        _kind: Kind,
-        hash: u64,
-        left: u32,
-    ) -> Result<Option<Found>, Reason> {
-        let key = if self.config.depth_free {
-            hash
-        } else {
-            zobrist::Keys::get().table_key(hash, left)
-        };
-        self.lookup_at(key, left.min(u32::from(u16::MAX)) as u16)
+    fn lookup_at(&mut self, key: u64, left: u16) -> Result<Option<Found>, Reason> {
+        self.wait("table", |m| m.tt_ready == 1)?;
+        self.pulse(
+            |m| {
+                m.lookup = 1;
+                m.key = key;
+                m.lookup_left = left;
+            },
+            |m| m.lookup = 0,
+        );
+        self.wait("a lookup's answer", |m| m.a_valid == 1)?;
+        let m = self.chip.model();
+        Ok((m.a_found == 1).then_some(Found {
+            pn: m.a_pn,
+            dn: m.a_dn,
+            len: m.a_len,
+            bounded: m.a_bounded == 1,
+        }))
     }
 
     fn walk(&mut self, board: &Board, kind: Kind, left: u32) -> Result<Option<Walk>, Reason> {

@@ -166,9 +166,16 @@ pub trait Searcher {
     fn root_children(&mut self) -> Result<Vec<(Move, values::Value)>, Reason>;
     /// A table read that no counter counts (the line's).
     fn lookup(&mut self, key: u64) -> Result<Option<table::Found>, Reason>;
+    /// A table read at `key` with the node's plies left (read by depth-free entries), not
+    /// counted: by default [`Searcher::lookup`].
+    fn lookup_at(&mut self, key: u64, left: u16) -> Result<Option<table::Found>, Reason> {
+        let _ = left;
+        self.lookup(key)
+    }
     /// The line's read of the node `board` of `kind` (position hash `hash`) with `left`
-    /// plies left, not counted: by default [`Searcher::lookup`] with the table key of
-    /// docs/search.md; the model's pieces table reads it with the node's hand.
+    /// plies left, not counted: by default [`Searcher::lookup_at`] with the table key of
+    /// docs/search.md (the hash alone with `depth_free`); the model's pieces table reads
+    /// it with the node's hand.
     fn lookup_node(
         &mut self,
         board: &rsshogi::board::Position,
@@ -177,7 +184,12 @@ pub trait Searcher {
         left: u32,
     ) -> Result<Option<table::Found>, Reason> {
         let _ = (board, kind);
-        self.lookup(zobrist::Keys::get().table_key(hash, left))
+        let key = if self.config().depth_free {
+            hash
+        } else {
+            zobrist::Keys::get().table_key(hash, left)
+        };
+        self.lookup_at(key, left.min(u32::from(u16::MAX)) as u16)
     }
     /// The counters of the solve so far.
     fn counters(&self) -> Counters;

@@ -47,15 +47,6 @@ fn engine(what: &str, e: impl std::fmt::Display) -> Reason {
 }
 
 impl<T: Transport> BoardSearcher<T> {
-    /// The table read at `key` with `left` plies left (LOOKUP), not counted.
-    fn lookup_at(&mut self, key: u64, left: u16) -> Result<Option<Found>, Reason> {
-        self.send("LOOKUP", SearchRequest::Lookup { key, left })?;
-        self.expect("FOUND", |a| match a {
-            SearchAnswer::Found(f) => Some(f),
-            _ => None,
-        })
-    }
-
     /// The board behind `link`, clocked at `clock_hz`: asks its geometry (INFO) and checks
     /// that it takes `config` ([`chip_takes`]).
     pub fn new(
@@ -279,19 +270,12 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
         self.lookup_at(key, 0)
     }
 
-    fn lookup_node(
-        &mut self,
-        _board: &Board,
-        _kind: Kind,
-        hash: u64,
-        left: u32,
-    ) -> Result<Option<Found>, Reason> {
-        let key = if self.config.depth_free {
-            hash
-        } else {
-            Keys::get().table_key(hash, left)
-        };
-        self.lookup_at(key, left.min(u32::from(u16::MAX)) as u16)
+    fn lookup_at(&mut self, key: u64, left: u16) -> Result<Option<Found>, Reason> {
+        self.send("LOOKUP", SearchRequest::Lookup { key, left })?;
+        self.expect("FOUND", |a| match a {
+            SearchAnswer::Found(f) => Some(f),
+            _ => None,
+        })
     }
 
     fn walk(&mut self, board: &Board, kind: Kind, left: u32) -> Result<Option<Walk>, Reason> {
