@@ -123,11 +123,7 @@ fn the_other_table_mode_solves_as_in_the_model() {
     random_positions(other, OTHER_MODE_POSITIONS);
     let (outcomes, _) = smaller_geometry(other, "the other table mode");
     // The modes' keys and entries differ: the searches must too, on some problem.
-    let mut twin = Solver::new(base);
-    let changed = outcomes
-        .iter()
-        .filter(|(pos, out)| out.counters != twin.solve(pos, small_limits()).counters)
-        .count();
+    let changed = differ_from(&outcomes, base);
     assert!(
         changed > 0,
         "both table modes searched alike on every problem"
@@ -205,6 +201,16 @@ fn smaller_geometry(config: Config, what: &str) -> (Vec<(Position, Outcome)>, Wa
     (outcomes, twins.chip.walked())
 }
 
+/// How many of `outcomes` (solved with the limits of a smaller geometry) have other
+/// counters than the model's solves of their positions with `config`.
+fn differ_from(outcomes: &[(Position, Outcome)], config: Config) -> usize {
+    let mut model = Solver::new(config);
+    outcomes
+        .iter()
+        .filter(|(pos, out)| out.counters != model.solve(pos, small_limits()).counters)
+        .count()
+}
+
 #[test]
 fn a_small_table_evicts_as_in_the_model() {
     let small = Config {
@@ -213,11 +219,7 @@ fn a_small_table_evicts_as_in_the_model() {
     };
     let (outcomes, walked) = smaller_geometry(small, "suite with a table of 2 sets");
     // The evictions must change the search: not every counter as with the whole table.
-    let mut whole = Solver::new(common::search_config());
-    let changed = outcomes
-        .iter()
-        .filter(|(pos, out)| out.counters != whole.solve(pos, small_limits()).counters)
-        .count();
+    let changed = differ_from(&outcomes, common::search_config());
     assert!(
         changed > 0,
         "a table of {} entries searched as the whole table on every problem: nothing evicted",
