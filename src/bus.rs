@@ -58,6 +58,17 @@ pub fn pack_hand(counts: [u8; 7]) -> u64 {
     word
 }
 
+/// The counts of a packed hand (the inverse of [`pack_hand`]).
+pub fn unpack_hand(word: u64) -> [u8; 7] {
+    let mut counts = [0u8; 7];
+    let mut shift = 0;
+    for (count, bits) in counts.iter_mut().zip(HAND_FIELD_BITS) {
+        *count = (word >> shift & ((1 << bits) - 1)) as u8;
+        shift += bits;
+    }
+    counts
+}
+
 /// The file word of file index `file`.
 pub fn file_word(pos: &Position, file: u8) -> u64 {
     let mut word = 0u64;

@@ -1,13 +1,13 @@
 //! The transposition table in simulation (`tt_top`, hdl/search/transposition_table.spade)
-//! against its models, in both modes: keyed by plies left, src/solver/table.rs `Table`;
-//! depth-free, src/solver/pieces.rs `PieceTable` without hand superiority. Every lookup
-//! must answer the same and every store take the same branch of the replacement rule.
-//! Fresh random command sequences each run and mode (seed given on failure; `TSUME_SEED`
-//! repeats a run, `TSUME_RANDOM` sets the number of sequences), their keys crowded into a
-//! few sets and their plies left into a few values so that every branch is taken, the
-//! table cleared between sequences; one fixed walk through every rule on one set in each
-//! mode; and an entry that 300 clears, past the wrap of the table's generation, never
-//! bring back.
+//! against its models, in every mode: keyed by plies left, src/solver/table.rs `Table`;
+//! depth-free entries, hand superiority, or both, src/solver/pieces.rs `PieceTable` of
+//! the same switches. Every lookup must answer the same (the pieces too) and every store
+//! take the same branch of the replacement rule. Fresh random command sequences each run
+//! and mode (seed given on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the
+//! number of sequences), their keys crowded into a few sets, their plies left into a few
+//! values and their hands into a few hands so that every branch is taken, the table
+//! cleared between sequences; fixed walks through the rules on one set; and an entry that
+//! 300 clears, past the wrap of the table's generation, never bring back.
 
 mod common;
 
@@ -18,64 +18,113 @@ use rand::{Rng, SeedableRng};
 
 use tsume::chip::table::{LOOKUP_LATENCY, STORE_CYCLES, TableChip, chip_geometry};
 use tsume::random::seed_from_env;
-use tsume::solver::hands::EMPTY;
-use tsume::solver::pieces::{PieceTable, Probe};
-use tsume::solver::table::{Found, Placement, Table};
-use tsume::solver::values::{INF, Pn};
+use tsume::solver::hands::{EMPTY, FULL, Hand};
+use tsume::solver::pieces::{Hit, PieceTable, Probe};
+use tsume::solver::table::{Placement, Table};
+use tsume::solver::values::{INF, Pn, TABLE_MAX};
 
 /// Command sequences per default run, each followed by a clear; more than 256, so that
 /// the 8-bit generation wraps and the table is swept at least once.
 const SEQUENCES: usize = 2_000;
 
+/// The chip's table switches: (depth-free entries, hand superiority).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Mode {
+    depth_free: bool,
+    hands: bool,
+}
+
+const KEYED: Mode = Mode {
+    depth_free: false,
+    hands: false,
+};
+const DEPTH_FREE: Mode = Mode {
+    depth_free: true,
+    hands: false,
+};
+const HANDS: Mode = Mode {
+    depth_free: false,
+    hands: true,
+};
+const PIECES: Mode = Mode {
+    depth_free: true,
+    hands: true,
+};
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match (self.depth_free, self.hands) {
+            (false, false) => "keyed",
+            (true, false) => "depth-free",
+            (false, true) => "hands",
+            (true, true) => "pieces",
+        }
+    }
+}
+
 /// The table's model in one of the chip's modes.
 enum Model {
     Keyed(Table),
-    DepthFree(PieceTable),
+    Pieces(PieceTable),
 }
 
 impl Model {
-    /// The model with the chip's geometry, depth-free or keyed by plies left.
-    fn new(depth_free: bool) -> Model {
+    /// The model with the chip's geometry in `mode`.
+    fn new(mode: Mode) -> Model {
         let (index_bits, _, ways) = chip_geometry().expect("tt_top's geometry");
-        if depth_free {
-            Model::DepthFree(PieceTable::try_new(index_bits, ways, false, true).unwrap())
-        } else {
+        if mode == KEYED {
             Model::Keyed(Table::new(index_bits, ways))
+        } else {
+            Model::Pieces(
+                PieceTable::try_new(index_bits, ways, mode.hands, mode.depth_free).unwrap(),
+            )
         }
     }
 
-    fn probe(key: u64, left: u16) -> Probe {
+    fn probe(key: u64, left: u16, hand: &Hand) -> Probe {
         Probe {
             key,
-            hand: EMPTY,
+            hand: *hand,
             left: u32::from(left),
         }
     }
 
-    fn lookup(&self, key: u64, left: u16) -> Option<Found> {
+    /// The model's answer; the keyed table keeps no hands, so its pieces read as the
+    /// chip's (`chip_pieces`), whatever those are.
+    fn lookup(&self, key: u64, left: u16, hand: &Hand, chip_pieces: Hand) -> Option<Hit> {
         match self {
-            Model::Keyed(t) => t.lookup(key),
-            Model::DepthFree(t) => t.lookup(Model::probe(key, left)).map(|h| Found {
-                pn: h.pn,
-                dn: h.dn,
-                len: h.len,
-                bounded: h.bounded,
+            Model::Keyed(t) => t.lookup(key).map(|f| Hit {
+                pn: f.pn,
+                dn: f.dn,
+                len: f.len,
+                bounded: f.bounded,
+                pieces: chip_pieces,
             }),
+            Model::Pieces(t) => t.lookup(Model::probe(key, left, hand)),
         }
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn store(&mut self, key: u64, pn: Pn, dn: Pn, len: u16, bounded: bool, left: u16) -> Placement {
+    fn store(
+        &mut self,
+        key: u64,
+        (pn, dn, len, bounded): (Pn, Pn, u16, bool),
+        left: u16,
+        hand: &Hand,
+        pieces: &Hand,
+    ) -> Placement {
         match self {
             Model::Keyed(t) => t.store(key, pn, dn, len, bounded),
-            Model::DepthFree(t) => t.store(Model::probe(key, left), pn, dn, len, bounded, EMPTY),
+            Model::Pieces(t) => {
+                t.store(Model::probe(key, left, hand), pn, dn, len, bounded, *pieces)
+            }
         }
     }
 
     fn clear(&mut self) {
         match self {
             Model::Keyed(t) => t.clear(),
-            Model::DepthFree(t) => t.clear(),
+            Model::Pieces(t) => t.clear(),
         }
     }
 }
@@ -106,26 +155,41 @@ impl Twins<'_> {
         ));
     }
 
-    fn lookup(&mut self, k: u64, left: u16) -> Option<Found> {
-        let (got, cycles) = self.chip.lookup(k, left).expect("lookup");
+    fn lookup(&mut self, k: u64, left: u16) -> Option<Hit> {
+        self.lookup_with(k, left, &EMPTY)
+    }
+
+    fn lookup_with(&mut self, k: u64, left: u16, hand: &Hand) -> Option<Hit> {
+        let (got, cycles) = self.chip.lookup(k, left, hand).expect("lookup");
         *self.lookup_cycles.entry(cycles).or_default() += 1;
-        let want = self.table.lookup(k, left);
+        let want = self.model_lookup(k, left, hand, got);
         if got != want {
             self.fail(format!(
-                "lookup {k:#018x} at {left}: chip {got:?}, model {want:?}"
+                "lookup {k:#018x} at {left} with {hand:?}: chip {got:?}, model {want:?}"
             ));
         }
-        self.log.push(format!("L {k:#x} at {left}"));
+        self.log.push(format!("L {k:#x} at {left} with {hand:?}"));
         want
     }
 
+    fn model_lookup(&self, k: u64, left: u16, hand: &Hand, got: Option<Hit>) -> Option<Hit> {
+        let chip_pieces = got.map_or(EMPTY, |h| h.pieces);
+        self.table.lookup(k, left, hand, chip_pieces)
+    }
+
     fn lookup_burst(&mut self, keys: &[(u64, u16)]) {
+        let with: Vec<(u64, u16, Hand)> = keys.iter().map(|&(k, l)| (k, l, EMPTY)).collect();
+        self.lookup_burst_with(&with);
+    }
+
+    fn lookup_burst_with(&mut self, keys: &[(u64, u16, Hand)]) {
         let got = self.chip.lookup_burst(keys).expect("lookup burst");
-        for (&(k, left), got) in keys.iter().zip(got) {
-            let want = self.table.lookup(k, left);
+        for (&(k, left, hand), got) in keys.iter().zip(got) {
+            let want = self.model_lookup(k, left, &hand, got);
             if got != want {
                 self.fail(format!(
-                    "lookup {k:#018x} at {left} (burst of {}): chip {got:?}, model {want:?}",
+                    "lookup {k:#018x} at {left} with {hand:?} (burst of {}): chip {got:?}, \
+                     model {want:?}",
                     keys.len()
                 ));
             }
@@ -135,21 +199,33 @@ impl Twins<'_> {
 
     #[allow(clippy::too_many_arguments)]
     fn store(&mut self, k: u64, pn: Pn, dn: Pn, len: u16, bounded: bool, left: u16) -> Placement {
+        self.store_with(k, (pn, dn, len, bounded), left, &EMPTY, &EMPTY)
+    }
+
+    fn store_with(
+        &mut self,
+        k: u64,
+        value: (Pn, Pn, u16, bool),
+        left: u16,
+        hand: &Hand,
+        pieces: &Hand,
+    ) -> Placement {
+        let (pn, dn, len, bounded) = value;
         let (got, cycles) = self
             .chip
-            .store(k, pn, dn, len, bounded, left)
+            .store(k, pn, dn, len, bounded, left, hand, pieces)
             .expect("store");
         *self.store_cycles.entry(cycles).or_default() += 1;
-        let want = self.table.store(k, pn, dn, len, bounded, left);
+        let want = self.table.store(k, value, left, hand, pieces);
         *self.rules.entry(want).or_default() += 1;
         if got != want {
             self.fail(format!(
-                "store {k:#018x} ({pn}, {dn}, {len}, {bounded}) at {left}: chip {got:?}, \
-                 model {want:?}"
+                "store {k:#018x} ({pn}, {dn}, {len}, {bounded}) at {left} with {hand:?}, \
+                 pieces {pieces:?}: chip {got:?}, model {want:?}"
             ));
         }
         self.log.push(format!(
-            "S {k:#x} ({pn}, {dn}, {len}, {bounded}) at {left} {want:?}"
+            "S {k:#x} ({pn}, {dn}, {len}, {bounded}) at {left} with {hand:?} / {pieces:?} {want:?}"
         ));
         want
     }
@@ -173,13 +249,14 @@ fn assert_agrees(t: &Twins) {
 }
 
 /// The chip and the model in one mode, the chip's reset sweep done.
-fn twins(runtime: &tsume::marlin::spade::SpadeRuntime, depth_free: bool) -> Twins<'_> {
+fn twins(runtime: &tsume::marlin::spade::SpadeRuntime, mode: Mode) -> Twins<'_> {
     let mut chip = TableChip::new(runtime, None).expect("tt_top model");
-    chip.set_depth_free(depth_free);
+    chip.set_depth_free(mode.depth_free);
+    chip.set_hand_superiority(mode.hands);
     chip.wait_ready().expect("the reset's sweep");
     Twins {
         chip,
-        table: Model::new(depth_free),
+        table: Model::new(mode),
         failures: Vec::new(),
         rules: BTreeMap::new(),
         lookup_cycles: BTreeMap::new(),
@@ -190,12 +267,12 @@ fn twins(runtime: &tsume::marlin::spade::SpadeRuntime, depth_free: bool) -> Twin
 }
 
 /// Values as the search stores them (proofs, disproofs, small unsolved numbers with
-/// ties), numbers near INF (the saturating sum) and now and then any pair at all (but
-/// (0, 0) when `depth_free`: the search never stores it, and the depth-free rules read
-/// proofs and disproofs apart).
-fn values(rng: &mut StdRng, depth_free: bool) -> (Pn, Pn, u16, bool) {
+/// ties), numbers near INF (the saturating sum) and near the table's 24-bit limit, and now
+/// and then any pair at all (but (0, 0) in the pieces table: the search never stores it,
+/// and the pieces table's rules read proofs and disproofs apart).
+fn values(rng: &mut StdRng, pieces: bool) -> (Pn, Pn, u16, bool) {
     let v = any_values(rng);
-    if depth_free && v.0 == 0 && v.1 == 0 {
+    if pieces && v.0 == 0 && v.1 == 0 {
         (0, INF, v.2, v.3)
     } else {
         v
@@ -209,7 +286,11 @@ fn any_values(rng: &mut StdRng) -> (Pn, Pn, u16, bool) {
         0..30 => (0, INF, len, bounded),
         30..50 => (INF, 0, len, bounded),
         50..80 => (rng.random_range(1..6), rng.random_range(1..6), len, bounded),
-        80..92 => {
+        80..86 => {
+            let near = |rng: &mut StdRng| TABLE_MAX - 1 + rng.random_range(0..4);
+            (near(rng), near(rng), len, bounded)
+        }
+        86..92 => {
             let near = |rng: &mut StdRng| INF - rng.random_range(1..4);
             let dn = if rng.random_bool(0.5) {
                 near(rng)
@@ -232,22 +313,50 @@ fn any_values(rng: &mut StdRng) -> (Pn, Pn, u16, bool) {
 
 #[test]
 fn random_commands_match_the_model() {
-    random_commands(false);
+    random_commands(KEYED);
 }
 
 #[test]
 fn random_depth_free_commands_match_the_model() {
-    random_commands(true);
+    random_commands(DEPTH_FREE);
+}
+
+#[test]
+fn random_hand_superiority_commands_match_the_model() {
+    random_commands(HANDS);
+}
+
+#[test]
+fn random_pieces_table_commands_match_the_model() {
+    random_commands(PIECES);
+}
+
+/// A few hands of small counts (now and then a full kind), which the sequence's lookups
+/// and stores pick from, so that hands compare every way.
+fn hand_pool(rng: &mut StdRng) -> Vec<Hand> {
+    (0..rng.random_range(2..5))
+        .map(|_| {
+            std::array::from_fn(|k| {
+                if rng.random_bool(0.05) {
+                    FULL[k]
+                } else {
+                    rng.random_range(0..=FULL[k].min(2))
+                }
+            })
+        })
+        .collect()
 }
 
 /// Random sequences in one mode, each cleared after; every branch of the rule must be
 /// taken, a clear must wrap the generation, and the cycles must be the interface's.
-fn random_commands(depth_free: bool) {
+fn random_commands(mode: Mode) {
     let runtime = common::runtime();
     let seed = seed_from_env();
     let sequences = common::random_count(SEQUENCES);
-    let mut rng = StdRng::seed_from_u64(seed ^ 0x7ab1e ^ u64::from(depth_free));
-    let mut t = twins(&runtime, depth_free);
+    let salt = u64::from(mode.depth_free) | u64::from(mode.hands) << 1;
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x7ab1e ^ salt);
+    let mut t = twins(&runtime, mode);
+    let pieces_table = mode != KEYED;
     let (index_bits, ..) = chip_geometry().unwrap();
     for _ in 0..sequences {
         // A few sets (sometimes one), each with a few more tags than ways.
@@ -265,45 +374,55 @@ fn random_commands(depth_free: bool) {
         };
         // Plies left from a few values, next to the lengths of `values` (0 to 7).
         let left = |rng: &mut StdRng| rng.random_range(0..9u16);
+        let hands = hand_pool(&mut rng);
+        let hand = |rng: &mut StdRng| hands[rng.random_range(0..hands.len())];
         for _ in 0..rng.random_range(10..80) {
             match rng.random_range(0..100) {
                 0..55 => {
-                    let (pn, dn, len, bounded) = values(&mut rng, depth_free);
+                    let value = values(&mut rng, pieces_table);
                     let k = pick(&mut rng);
                     let l = left(&mut rng);
-                    t.store(k, pn, dn, len, bounded, l);
+                    let (h, p) = (hand(&mut rng), hand(&mut rng));
+                    t.store_with(k, value, l, &h, &p);
                 }
                 55..95 => {
                     let k = pick(&mut rng);
                     let l = left(&mut rng);
-                    t.lookup(k, l);
+                    let h = hand(&mut rng);
+                    t.lookup_with(k, l, &h);
                 }
                 _ => {
-                    let keys: Vec<(u64, u16)> = (0..rng.random_range(1..12))
-                        .map(|_| (pick(&mut rng), left(&mut rng)))
+                    let keys: Vec<(u64, u16, Hand)> = (0..rng.random_range(1..12))
+                        .map(|_| (pick(&mut rng), left(&mut rng), hand(&mut rng)))
                         .collect();
-                    t.lookup_burst(&keys);
+                    t.lookup_burst_with(&keys);
                 }
             }
         }
-        // Everything the sequence could have left, read back at every plies left that
-        // tells entries apart, then the table emptied.
-        let lefts: &[u16] = if depth_free { &[0, 3, 5, 8] } else { &[0] };
-        let all: Vec<(u64, u16)> = indices
+        // Everything the sequence could have left, read back at every plies left and
+        // hand that tells entries apart, then the table emptied.
+        let lefts: &[u16] = if mode.depth_free { &[0, 3, 5, 8] } else { &[0] };
+        let probe_hands: Vec<Hand> = if mode.hands {
+            hands.clone()
+        } else {
+            vec![EMPTY]
+        };
+        let all: Vec<(u64, u16, Hand)> = indices
             .iter()
             .flat_map(|&i| tags.iter().map(move |&tag| key(tag, i)))
             .flat_map(|k| lefts.iter().map(move |&l| (k, l)))
+            .flat_map(|(k, l)| probe_hands.iter().map(move |&h| (k, l, h)))
             .collect();
-        t.lookup_burst(&all);
+        t.lookup_burst_with(&all);
         t.clear();
-        for (k, l) in all {
-            if t.table.lookup(k, l).is_some() {
+        for (k, l, h) in all {
+            if t.table.lookup(k, l, &h, EMPTY).is_some() {
                 t.fail(format!("the model kept {k:#x} through a clear"));
             }
-            t.lookup(k, l);
+            t.lookup_with(k, l, &h);
         }
     }
-    let mode = if depth_free { "depth-free" } else { "keyed" };
+    let mode = mode.name();
     common::assert_no_failures(
         &t.failures,
         &format!("{mode} commands disagree with the model"),
@@ -340,7 +459,7 @@ fn random_commands(depth_free: bool) {
 fn one_set_walks_every_rule() {
     use Placement::*;
     let runtime = common::runtime();
-    let mut t = twins(&runtime, false);
+    let mut t = twins(&runtime, KEYED);
     let k = |tag: u32| key(tag, 5);
     let proof = (0, INF);
     let disproof = (INF, 0);
@@ -378,8 +497,9 @@ fn one_set_walks_every_rule() {
     assert!(t.lookup(key(9, 6), 0).is_none());
     t.clear();
     assert!(t.lookup(k(9), 0).is_none());
-    // Sums saturate below INF: three ways at INF - 1 (one of them INF - 1 + INF - 1), the
-    // lowest of them goes.
+    // Numbers past the table's 24 bits are kept at TABLE_MAX; sums of them order the
+    // unsolved ways: (7, 7) goes first, then the lowest of TABLE_MAX + 1 (from INF - 2,
+    // 1), TABLE_MAX + 3 and 2 TABLE_MAX.
     let near = [
         (1, (INF - 2, 1)),
         (2, (INF - 1, INF - 1)),
@@ -390,9 +510,12 @@ fn one_set_walks_every_rule() {
         assert_eq!(t.store(k(tag), pn, dn, 0, false, 0), Empty);
     }
     assert_eq!(t.store(k(5), 1, 1, 0, false, 0), LeastWork);
+    assert!(t.lookup(k(3), 0).is_none());
     assert_eq!(t.store(k(5), 0, INF, 3, false, 0), Overwritten);
     assert_eq!(t.store(k(6), 1, 1, 0, false, 0), LeastWork);
     assert!(t.lookup(k(1), 0).is_none() && t.lookup(k(2), 0).is_some());
+    let kept = t.lookup(k(4), 0).map(|h| (h.pn, h.dn));
+    assert_eq!(kept, Some((TABLE_MAX, 3)));
     assert_agrees(&t);
 }
 
@@ -401,7 +524,7 @@ fn one_set_walks_every_rule() {
 #[test]
 fn clears_never_bring_an_entry_back() {
     let runtime = common::runtime();
-    let mut t = twins(&runtime, false);
+    let mut t = twins(&runtime, KEYED);
     let k = key(0x1234_5678, 77);
     t.store(k, 0, INF, 5, false, 0);
     t.store(key(7, 77), 3, 4, 0, false, 0);
@@ -422,7 +545,7 @@ fn clears_never_bring_an_entry_back() {
 fn depth_free_entries_share_a_set() {
     use Placement::*;
     let runtime = common::runtime();
-    let mut t = twins(&runtime, true);
+    let mut t = twins(&runtime, DEPTH_FREE);
     let k = |tag: u32| key(tag, 9);
     let (proof, disproof) = ((0, INF), (INF, 0));
     // (tag, value, length, bounded, plies left, branch)
@@ -468,5 +591,77 @@ fn depth_free_entries_share_a_set() {
     assert_eq!(found(&mut t, 3, 0), None);
     assert_eq!(found(&mut t, 4, 1), Some((1, 1, 0)));
     assert_eq!(found(&mut t, 4, 2), None);
+    assert_agrees(&t);
+}
+
+/// Hand superiority with depth-free entries on one set: a proof answers for hands that
+/// hold its proof pieces within its length, a disproof for hands its disproof pieces hold
+/// within its plies, an unsolved entry for its own hand alone; each step against the
+/// model (its branch and every answer, the pieces too).
+#[test]
+fn hands_apply_by_superiority() {
+    use Placement::*;
+    let runtime = common::runtime();
+    let mut t = twins(&runtime, PIECES);
+    let k = |tag: u32| key(tag, 3);
+    let (proof, disproof) = ((0, INF), (INF, 0));
+    let pp: Hand = [1, 0, 0, 0, 0, 0, 1];
+    let dp: Hand = [2, 0, 0, 0, 0, 0, 4];
+    let one_pawn: Hand = [1, 0, 0, 0, 0, 0, 0];
+    let found = |t: &mut Twins, tag, left, hand: Hand| {
+        t.lookup_with(k(tag), left, &hand)
+            .map(|h| (h.pn, h.dn, h.len, h.pieces))
+    };
+    let store = |t: &mut Twins, tag, (pn, dn), len, bounded, left, hand: Hand, pieces: Hand| {
+        t.store_with(k(tag), (pn, dn, len, bounded), left, &hand, &pieces)
+    };
+    assert_eq!(
+        store(&mut t, 1, proof, 5, false, 9, [2, 0, 0, 0, 0, 0, 1], pp),
+        Empty
+    );
+    // More pieces and plies: proven, with the entry's pieces; a gold fewer, or too few
+    // plies: not found.
+    assert_eq!(
+        found(&mut t, 1, 7, [3, 1, 0, 0, 0, 0, 1]),
+        Some((0, INF, 5, pp))
+    );
+    assert_eq!(found(&mut t, 1, 7, [3, 1, 0, 0, 0, 0, 0]), None);
+    assert_eq!(found(&mut t, 1, 3, [3, 1, 0, 0, 0, 0, 1]), None);
+    // A proof of as many pieces and more plies says nothing new.
+    assert_eq!(
+        store(&mut t, 1, proof, 7, false, 9, [2, 0, 0, 0, 0, 0, 1], pp),
+        KeptProof
+    );
+    // A disproof of the pawn holder, bounded at 6 plies: it answers for hands within its
+    // disproof pieces, at no more plies left.
+    assert_eq!(store(&mut t, 2, disproof, 0, true, 6, one_pawn, dp), Empty);
+    assert_eq!(
+        found(&mut t, 2, 4, [2, 0, 0, 0, 0, 0, 3]),
+        Some((INF, 0, 0, dp))
+    );
+    assert_eq!(found(&mut t, 2, 8, [2, 0, 0, 0, 0, 0, 3]), None);
+    assert_eq!(found(&mut t, 2, 4, [3, 0, 0, 0, 0, 0, 0]), None);
+    // An unsolved entry at 8 plies left: its own hand only.
+    assert_eq!(
+        store(&mut t, 2, (3, 2), 0, false, 8, one_pawn, EMPTY),
+        Empty
+    );
+    assert_eq!(found(&mut t, 2, 8, one_pawn), Some((3, 2, 0, one_pawn)));
+    assert_eq!(found(&mut t, 2, 8, [2, 0, 0, 0, 0, 0, 0]), None);
+    // A final disproof takes the bounded one's way and answers at any plies left.
+    assert_eq!(
+        store(&mut t, 2, disproof, 0, false, 8, one_pawn, dp),
+        Overwritten
+    );
+    assert_eq!(
+        found(&mut t, 2, 20, [0, 0, 0, 0, 0, 0, 1]),
+        Some((INF, 0, 0, dp))
+    );
+    let probes: Vec<(u64, u16, Hand)> = [1, 2]
+        .into_iter()
+        .flat_map(|g| [0, 4, 8, 20].map(|l| (k(g), l)))
+        .flat_map(|(kk, l)| [EMPTY, pp, dp, one_pawn, FULL].map(|h| (kk, l, h)))
+        .collect();
+    t.lookup_burst_with(&probes);
     assert_agrees(&t);
 }

@@ -5,8 +5,11 @@
 
 use marlin::spade::prelude::*;
 
+use crate::bus::{pack_hand, unpack_hand};
 use crate::chip::{Chip, clocked_model};
-use crate::solver::table::{Found, Placement};
+use crate::solver::hands::{EMPTY, Hand};
+use crate::solver::pieces::Hit;
+use crate::solver::table::Placement;
 use crate::solver::values::Pn;
 
 /// The transposition table with the geometry of swim.toml `[search]`
@@ -53,6 +56,13 @@ impl TableChip<'_> {
         self.model_mut().depth_free = u8::from(depth_free);
     }
 
+    /// The table's hand switch from the next command on: the hands out of the key, a way
+    /// answering for the hands its pieces cover, or not (the reset's). Clear the table
+    /// after a change.
+    pub fn set_hand_superiority(&mut self, hand_superiority: bool) {
+        self.model_mut().hand_superiority = u8::from(hand_superiority);
+    }
+
     /// Wait until the table takes commands (after the reset and a clear that sweeps, up to
     /// a sweep of every set): the cycles waited.
     pub fn wait_ready(&mut self) -> anyhow::Result<u64> {
@@ -68,8 +78,19 @@ impl TableChip<'_> {
     /// Offer one command for one cycle (the table must be ready: it is taken at this
     /// clock edge), then take it away.
     #[allow(clippy::too_many_arguments)]
-    fn command(&mut self, op: u8, key: u64, pn: Pn, dn: Pn, len: u16, bounded: bool, left: u16) {
+    fn command(
+        &mut self,
+        op: u8,
+        key: u64,
+        pn: Pn,
+        dn: Pn,
+        len: u16,
+        bounded: bool,
+        left: u16,
+        hand: &Hand,
+    ) {
         let m = self.model_mut();
+        m.hand = pack_hand(*hand) as u32;
         m.cmd_valid = 1;
         m.cmd_op = op;
         m.key = key;
@@ -85,24 +106,32 @@ impl TableChip<'_> {
         m.key = 0;
     }
 
-    /// The answer on the outputs now, if `answer_valid`.
-    fn answer(&self) -> Option<Option<Found>> {
+    /// The answer on the outputs now, if `answer_valid`: the way's numbers and its hand
+    /// (the pieces of a solved way).
+    fn answer(&self) -> Option<Option<Hit>> {
         let m = self.model();
         (m.answer_valid == 1).then(|| {
-            (m.found == 1).then_some(Found {
+            (m.found == 1).then_some(Hit {
                 pn: m.found_pn,
                 dn: m.found_dn,
                 len: m.found_len,
                 bounded: m.found_bounded == 1,
+                pieces: unpack_hand(u64::from(m.found_pieces)),
             })
         })
     }
 
-    /// Look `key` up with `left` plies left (read by depth-free entries only): what the
-    /// table holds for it, and the cycles from the command to the answer.
-    pub fn lookup(&mut self, key: u64, left: u16) -> anyhow::Result<(Option<Found>, u64)> {
+    /// Look `key` up with `left` plies left (read by depth-free entries only) and the
+    /// attacker's `hand` (read with hand superiority only): what the table holds for it,
+    /// and the cycles from the command to the answer.
+    pub fn lookup(
+        &mut self,
+        key: u64,
+        left: u16,
+        hand: &Hand,
+    ) -> anyhow::Result<(Option<Hit>, u64)> {
         self.wait_ready()?;
-        self.command(OP_LOOKUP, key, 0, 0, 0, false, left);
+        self.command(OP_LOOKUP, key, 0, 0, 0, false, left, hand);
         for cycles in 1..=8 {
             if let Some(answer) = self.answer() {
                 return Ok((answer, cycles));
@@ -112,15 +141,15 @@ impl TableChip<'_> {
         anyhow::bail!("no answer to the lookup of {key:#018x} within 8 cycles")
     }
 
-    /// Look every (key, plies left) up, one command a cycle (the lookups pipelined): the
-    /// answers in order.
-    pub fn lookup_burst(&mut self, keys: &[(u64, u16)]) -> anyhow::Result<Vec<Option<Found>>> {
+    /// Look every (key, plies left, hand) up, one command a cycle (the lookups pipelined):
+    /// the answers in order.
+    pub fn lookup_burst(&mut self, keys: &[(u64, u16, Hand)]) -> anyhow::Result<Vec<Option<Hit>>> {
         self.wait_ready()?;
         let mut answers = Vec::with_capacity(keys.len());
         let mut cycles = 0;
-        for &(key, left) in keys {
+        for (key, left, hand) in keys {
             anyhow::ensure!(self.model().ready == 1, "not ready during a lookup burst");
-            self.command(OP_LOOKUP, key, 0, 0, 0, false, left);
+            self.command(OP_LOOKUP, *key, 0, 0, 0, false, *left, hand);
             answers.extend(self.answer());
             cycles += 1;
         }
@@ -138,9 +167,12 @@ impl TableChip<'_> {
         Ok(answers)
     }
 
-    /// Store the values of `key` found with `left` plies left: the branch of the
-    /// replacement rule the chip took, and the cycles from the command to the table taking
-    /// commands again.
+    /// Store the values of `key` found with `left` plies left and the attacker's `hand`,
+    /// with `pieces` for a solved value (the model's `PieceTable::store`; the way keeps
+    /// the pieces of a solved value, the hand of another): the branch of the replacement
+    /// rule the chip took, and the cycles from the command to the table taking commands
+    /// again.
+    #[allow(clippy::too_many_arguments)]
     pub fn store(
         &mut self,
         key: u64,
@@ -149,9 +181,12 @@ impl TableChip<'_> {
         len: u16,
         bounded: bool,
         left: u16,
+        hand: &Hand,
+        pieces: &Hand,
     ) -> anyhow::Result<(Placement, u64)> {
         self.wait_ready()?;
-        self.command(OP_STORE, key, pn, dn, len, bounded, left);
+        let kept = if pn == 0 || dn == 0 { pieces } else { hand };
+        self.command(OP_STORE, key, pn, dn, len, bounded, left, kept);
         let cycles = 1 + self.wait_ready()?;
         let rule = Placement::ALL[usize::from(self.model().store_rule & 7)];
         Ok((rule, cycles))
@@ -161,7 +196,7 @@ impl TableChip<'_> {
     /// (1, or a sweep of every set when the generation wraps).
     pub fn clear(&mut self) -> anyhow::Result<u64> {
         self.wait_ready()?;
-        self.command(OP_CLEAR, 0, 0, 0, 0, false, 0);
+        self.command(OP_CLEAR, 0, 0, 0, 0, false, 0, &EMPTY);
         Ok(1 + self.wait_ready()?)
     }
 }

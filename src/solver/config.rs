@@ -241,10 +241,10 @@ pub entity frame_bank<E>(clk: clock, write: (bool, uint<{addr}>, E), read: uint<
 }}
 
 /// The transposition table of this geometry: 2^{ib} sets of {ways} ways.
-pub entity table(clk: clock, rst: bool, index_mask: uint<{ib}>, depth_free: bool, cmd: Option<Command>)
-    -> TableOut
+pub entity table(clk: clock, rst: bool, index_mask: uint<{ib}>, depth_free: bool, hand_superiority: bool,
+    cmd: Option<Command>) -> TableOut
 {{
-    inst transposition_table::<{ib}, {sets}, {ways}>(clk, rst, index_mask, depth_free, cmd)
+    inst transposition_table::<{ib}, {sets}, {ways}>(clk, rst, index_mask, depth_free, hand_superiority, cmd)
 }}
 
 /// The whole table's index mask: every set.

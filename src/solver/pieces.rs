@@ -5,7 +5,7 @@
 
 use super::hands::{self, Hand};
 use super::table::{Placement, Sets, TableTooLarge, tag_of};
-use super::values::{INF, Pn, add};
+use super::values::{INF, Pn, add, narrowed};
 
 /// One way of the pieces table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -152,7 +152,8 @@ impl PieceTable {
 
     /// Stores the value `(pn, dn, len, bounded)` of the node `p` with `pieces` (proof or
     /// disproof pieces of a solved value; ignored for an unsolved one, which keeps the
-    /// node's hand). Returns the branch taken.
+    /// node's hand). pn and dn are kept narrowed to the way's 24 bits, as in `Table`.
+    /// Returns the branch taken.
     pub fn store(
         &mut self,
         p: Probe,
@@ -162,6 +163,7 @@ impl PieceTable {
         bounded: bool,
         pieces: Hand,
     ) -> Placement {
+        let (pn, dn) = (narrowed(pn), narrowed(dn));
         let tag = tag_of(p.key);
         let left = p.left.min(u32::from(u16::MAX)) as u16;
         let new = PieceEntry {

@@ -2,10 +2,10 @@
 //! tagged with its high 32 bits, with a deterministic replacement rule (docs/search.md,
 //! "The transposition table").
 
-use super::values::{INF, Pn, add};
+use super::values::{INF, Pn, add, narrowed};
 
-/// One entry: 114 bits in the chip (valid 1, tag 32, pn 32, dn 32, mate length 16,
-/// bounded 1).
+/// One entry (in the chip's way: valid 1, tag 32, pn 24, dn 24, mate length 16, bounded
+/// 1, and a hand of 21 bits that this table leaves unread; pn and dn [`narrowed`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Entry {
     /// The way holds a position.
@@ -262,8 +262,10 @@ impl Table {
     /// only replaced by a proof of fewer plies, and nothing replaces a disproven one.
     /// Otherwise in the victim way: the first empty way; else the unsolved way of least
     /// pn + dn; else (every way solved) the first disproven way; else the first way.
-    /// Returns the branch taken (the chip reports the same: `tsume::chip::table`).
+    /// pn and dn are kept [`narrowed`] to the way's 24 bits. Returns the branch taken (the
+    /// chip reports the same: `tsume::chip::table`).
     pub fn store(&mut self, hash: u64, pn: Pn, dn: Pn, len: u16, bounded: bool) -> Placement {
+        let (pn, dn) = (narrowed(pn), narrowed(dn));
         let tag = tag_of(hash);
         let set = self.sets.get_mut(hash);
         let new = Entry {
@@ -320,6 +322,19 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::values::TABLE_MAX;
+
+    #[test]
+    fn numbers_are_kept_in_24_bits() {
+        let mut t = Table::new(2, 4);
+        t.store(5 << 32, 20_000_000, TABLE_MAX, 0, false);
+        t.store(6 << 32, INF, 0, 0, false);
+        t.store(7 << 32, INF - 1, 3, 0, false);
+        let pair = |t: &Table, k: u64| t.lookup(k << 32).map(|f| (f.pn, f.dn));
+        assert_eq!(pair(&t, 5), Some((TABLE_MAX, TABLE_MAX)));
+        assert_eq!(pair(&t, 6), Some((INF, 0)));
+        assert_eq!(pair(&t, 7), Some((TABLE_MAX, 3)));
+    }
 
     #[test]
     fn a_table_too_large_for_the_machine_is_an_error() {

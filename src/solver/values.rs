@@ -11,6 +11,16 @@ pub const INF: Pn = u32::MAX;
 /// The largest finite value: sums of finite values saturate here, never at [`INF`].
 pub const MAX_FINITE: Pn = INF - 1;
 
+/// The largest finite number the transposition table keeps: its ways hold pn and dn in 24
+/// bits (INF as all ones), so that the attacker's hand fits beside them in the chip's
+/// block RAM (docs/search.md, "The transposition table").
+pub const TABLE_MAX: Pn = (1 << 24) - 2;
+
+/// `v` as the table keeps it: INF stays INF, a finite number saturates at [`TABLE_MAX`].
+pub fn narrowed(v: Pn) -> Pn {
+    if v == INF { INF } else { v.min(TABLE_MAX) }
+}
+
 /// `a + b`: INF if either is INF, otherwise the sum saturated at [`MAX_FINITE`].
 pub fn add(a: Pn, b: Pn) -> Pn {
     if a == INF || b == INF {
