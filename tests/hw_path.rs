@@ -1,7 +1,9 @@
 //! The search path's position on chip (`path_top`): along random lines of play from random
 //! positions, every move applied and then every move taken back must leave the store
 //! holding the reference's position and the hash register holding the model's hash of it
-//! (`Keys::hash`, src/solver/zobrist.rs), node for node; the undo's reference is rsshogi's
+//! (`Keys::hash`, src/solver/zobrist.rs) and the table key register the model's table key
+//! under a random rule of each line (`KeyRule::key` without plies, src/solver/hands.rs),
+//! node for node; the undo's reference is rsshogi's
 //! `undo_move`; a load, an apply and an undo take the cycles of docs/search.md. Seed given on
 //! failure; `TSUME_SEED` repeats a run.
 
@@ -13,7 +15,9 @@ use tsume::bus;
 use tsume::chip::path::{PathChip, pawn_files};
 use tsume::position::Position;
 use tsume::random::{Kind, TsumeGenerator, seed_from_env};
+use tsume::rsshogi::types::Color;
 use tsume::rsshogi::types::Move;
+use tsume::solver::hands::{self, KeyRule};
 use tsume::solver::zobrist::Keys;
 
 const LINES: usize = 2_000;
@@ -45,9 +49,24 @@ impl Span {
     }
 }
 
-/// What differs between the chip and the reference position `pos` with hash `hash`.
-fn compare(chip: &mut PathChip, pos: &Position, hash: u64) -> Vec<String> {
+/// What differs between the chip and the reference position `pos` with hash `hash`, its
+/// table key under `rule` included.
+fn compare(chip: &mut PathChip, pos: &Position, hash: u64, rule: &KeyRule) -> Vec<String> {
     let mut diffs = Vec::new();
+    let key = rule.key(hash, &hands::hands(pos.inner()), 0);
+    if chip.table_key() != key {
+        diffs.push(format!(
+            "table key {:#018x}, expected {key:#018x} (XOR {:#018x}; {} attacks, complete {:?})",
+            chip.table_key(),
+            chip.table_key() ^ key,
+            if rule.attacker == Color::Black {
+                "black"
+            } else {
+                "white"
+            },
+            rule.complete
+        ));
+    }
     if chip.hash() != hash {
         diffs.push(format!(
             "hash {:#018x}, expected {hash:#018x} (XOR {:#018x})",
@@ -99,8 +118,23 @@ fn hash_and_store_follow_moves_and_undo() {
     let mut seen = Seen::default();
     let (mut load_cycles, mut apply_cycles, mut undo_cycles) =
         (Span::new(), Span::new(), Span::new());
+    let mut rules_seen = [0usize; 2];
     'lines: for line in 0..LINES {
         let root = generator.next_position(Kind::Any);
+        // The table key's rule of the line: most lines with hand superiority, either side
+        // attacking, any kinds complete.
+        let rule = KeyRule {
+            hand_superiority: rng.random_bool(0.9),
+            depth_free: true,
+            attacker: if rng.random_bool(0.5) {
+                Color::Black
+            } else {
+                Color::White
+            },
+            complete: std::array::from_fn(|_| rng.random_bool(0.5)),
+        };
+        rules_seen[usize::from(rule.hand_superiority)] += 1;
+        chip.set_key_rule(rule.hand_superiority, rule.attacker, rule.complete);
         let root_hash = keys.hash(root.inner());
         match chip.load_hashed(&root, MAX_CYCLES) {
             Ok(c) => load_cycles.add(c),
@@ -109,7 +143,7 @@ fn hash_and_store_follow_moves_and_undo() {
                 continue;
             }
         }
-        let diffs = compare(&mut chip, &root, root_hash);
+        let diffs = compare(&mut chip, &root, root_hash, &rule);
         if !diffs.is_empty() {
             failures.push(format!(
                 "line {line}: after the load of `{}`:\n    {}",
@@ -154,7 +188,7 @@ fn hash_and_store_follow_moves_and_undo() {
             let mut diffs = match &step {
                 Ok(a) => {
                     apply_cycles.add(a.cycles);
-                    compare(&mut chip, &next, next_hash)
+                    compare(&mut chip, &next, next_hash, &rule)
                 }
                 Err(e) => vec![format!("{e:#}")],
             };
@@ -197,7 +231,7 @@ fn hash_and_store_follow_moves_and_undo() {
             let diffs = match step {
                 Ok(c) => {
                     undo_cycles.add(c);
-                    compare(&mut chip, &before, hash)
+                    compare(&mut chip, &before, hash, &rule)
                 }
                 Err(e) => vec![format!("{e:#}")],
             };
@@ -222,6 +256,10 @@ fn hash_and_store_follow_moves_and_undo() {
             && seen.black > 0,
         "the lines missed a kind of move (seed {seed})"
     );
+    assert!(
+        rules_seen.iter().all(|&n| n > 0),
+        "the lines missed a table key rule (seed {seed}): {rules_seen:?}"
+    );
     // The cycles of docs/search.md's table: from the hands word, or from the request, to
     // hash_valid.
     assert_eq!(
@@ -242,6 +280,14 @@ fn a_load_starts_the_hash_again() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x10ad);
     let keys = Keys::get();
     let mut failures = Vec::new();
+    // The table key follows the load too (black attacks, the pawns incomplete).
+    let rule = KeyRule {
+        hand_superiority: true,
+        depth_free: true,
+        attacker: Color::Black,
+        complete: [false, true, true, true, true, true, true],
+    };
+    chip.set_key_rule(rule.hand_superiority, rule.attacker, rule.complete);
     for round in 0..120 {
         let first = generator.next_position(Kind::Any);
         let second = generator.next_position(Kind::Any);
@@ -265,7 +311,7 @@ fn a_load_starts_the_hash_again() {
         }
         match chip.load_hashed(&second, MAX_CYCLES) {
             Ok(_) => {
-                let diffs = compare(&mut chip, &second, keys.hash(second.inner()));
+                let diffs = compare(&mut chip, &second, keys.hash(second.inner()), &rule);
                 if !diffs.is_empty() {
                     failures.push(format!(
                         "round {round}: `{}` loaded {waited} cycles into {into} `{}`:\n    {}",

@@ -8,6 +8,7 @@ use marlin::spade::prelude::*;
 use crate::bus;
 use crate::chip::{Chip, bus_model};
 use crate::position::Position;
+use crate::rsshogi::types::Color;
 
 /// The position store with apply and undo, and the position hash (`path_top`).
 #[spade(src = "hdl/search/path_top.spade", name = "path_top")]
@@ -69,6 +70,25 @@ impl PathChip<'_> {
         model.undo_move = 0;
         model.undo_captured = 0;
         self.wait_hash(max_cycles, 1)
+    }
+
+    /// The table key's rule from the next load on: the model's `KeyRule` without plies
+    /// (with hand superiority the hand keys go but the defender's counts of the kinds that
+    /// are not `complete`; without it the table key is the hash).
+    pub fn set_key_rule(&mut self, hand_superiority: bool, attacker: Color, complete: [bool; 7]) {
+        let m = self.model_mut();
+        m.hand_superiority = u8::from(hand_superiority);
+        m.attacker_white = u8::from(attacker == Color::White);
+        m.complete = complete
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| u8::from(c) << k)
+            .sum();
+    }
+
+    /// The table key register (meaningful while [`hash_valid`](Self::hash_valid)).
+    pub fn table_key(&self) -> u64 {
+        self.model().table_key
     }
 
     /// The hash register (meaningful while [`hash_valid`](Self::hash_valid)).
