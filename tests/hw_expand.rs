@@ -8,8 +8,12 @@
 //! child's hash (the model's `Keys::after`), the frame written (move words and values, in
 //! stream order), the outcome (child limit, no move, no plies left, or a filled frame),
 //! the length of the list and the probes counted; now and then with a child limit below
-//! the list's length (the chip's `max_children` input), so that the limit is reached. Seed
-//! given on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number of
+//! the list's length (the chip's `max_children` input), so that the limit is reached. The
+//! same again with the pieces table (depth-free entries and hand superiority under a rule
+//! of random complete kinds): the entries keyed by `KeyRule::key` and kept with hands
+//! about the child's, each child probed with its table key and its attacker's hand, the
+//! frame's values those of the model's `machine::expand_with` probing a `PieceTable`.
+//! Seed given on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number of
 //! positions.
 
 mod common;
@@ -22,8 +26,10 @@ use tsume::chip::expand::{ExpandChip, Outcome};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
 use tsume::rsshogi::types::Move;
-use tsume::solver::machine::{Child, Node, expand};
+use tsume::solver::hands::{self, FULL, Hand, KeyRule};
+use tsume::solver::machine::{Child, Node, expand, expand_with};
 use tsume::solver::moves::node_moves;
+use tsume::solver::pieces::{PieceTable, Probe};
 use tsume::solver::table::Table;
 use tsume::solver::values::INF;
 use tsume::solver::values::Value;
@@ -65,17 +71,47 @@ struct Seen {
     new: usize,
 }
 
-/// One expansion of `pos` as a node of `kind` on chip and in the model; the differences.
+/// A hand the table keeps for a child whose attacker holds `hand`: the same, or one piece
+/// of a kind fewer or more, so that superiority answers either way.
+fn kept_hand(rng: &mut StdRng, hand: &Hand) -> Hand {
+    let mut h = *hand;
+    let k = rng.random_range(0..7);
+    match rng.random_range(0..3) {
+        0 => h[k] = h[k].saturating_sub(1),
+        1 => h[k] = (h[k] + 1).min(FULL[k]),
+        _ => {}
+    }
+    h
+}
+
+/// One expansion of `pos` as a node of `kind` on chip and in the model (with the pieces
+/// table if `pieces`); the differences.
 fn check(
     chip: &mut ExpandChip,
     cfg: &Config,
     rng: &mut StdRng,
     pos: &Position,
     kind: Kind,
+    pieces: bool,
     seen: &mut Seen,
 ) -> anyhow::Result<Vec<String>> {
     let keys = Keys::get();
     let board = pos.inner();
+    let attacker = match kind {
+        Kind::Or => board.turn(),
+        Kind::And => board.turn().flip(),
+    };
+    let rule = KeyRule {
+        hand_superiority: pieces,
+        depth_free: pieces,
+        attacker,
+        complete: if rng.random_bool(0.5) {
+            hands::complete_kinds(board)
+        } else {
+            std::array::from_fn(|_| rng.random_bool(0.5))
+        },
+    };
+    chip.set_rule(&rule);
     // The ply and the plies left: an OR node has an odd number left, an AND node an even
     // one (0 too), and the root's is below max_plies.
     let d = rng.random_range(0..PLIES);
@@ -103,6 +139,12 @@ fn check(
     let hashes: Vec<u64> = moves
         .iter()
         .map(|&mv| keys.after(board, parent, mv))
+        .collect();
+    // The children's hands, and their attacker's hands, for the pieces table.
+    let node_hands = hands::hands(board);
+    let child_hands: Vec<[Hand; 2]> = moves
+        .iter()
+        .map(|&mv| hands::hands_after(board, &node_hands, mv))
         .collect();
     // The generator's list (every evasion in check, of which an OR node keeps some).
     let stream_len = if kind == Kind::Or && pos.in_check() {
@@ -133,25 +175,48 @@ fn check(
     // The table: empty, then entries for some children (with their plies left, or others)
     // and some random keys.
     let mut table = Table::new(cfg.tt_index_bits, cfg.tt_ways);
+    let mut piece_table =
+        PieceTable::try_new(cfg.tt_index_bits, cfg.tt_ways, true, true).expect("a small table");
     chip.clear()?;
-    let mut stores = Vec::new();
-    for &h in &hashes {
+    // (key, plies left, the child's attacker's hand)
+    let mut stores: Vec<(u64, u32, Hand)> = Vec::new();
+    for (&h, after) in hashes.iter().zip(&child_hands) {
         if rng.random_bool(0.4) {
             let r = if left == 0 || rng.random_bool(0.2) {
                 rng.random_range(0..PLIES as u32)
             } else {
                 left - 1
             };
-            stores.push(keys.table_key(h, r));
+            let key = if pieces {
+                rule.key(h, after, r)
+            } else {
+                keys.table_key(h, r)
+            };
+            stores.push((key, r, rule.attacker_hand(after)));
         }
     }
     for _ in 0..rng.random_range(0..4) {
-        stores.push(rng.random());
+        stores.push((
+            rng.random(),
+            rng.random_range(0..PLIES as u32),
+            hands::EMPTY,
+        ));
     }
-    for key in stores {
+    for (key, r, hand) in stores {
         let (pn, dn, len, bounded) = entry(rng);
-        table.store(key, pn, dn, len, bounded);
-        chip.store(key, pn, dn, len, bounded)?;
+        if pieces {
+            let kept = kept_hand(rng, &hand);
+            let probe = Probe {
+                key,
+                hand: kept,
+                left: r,
+            };
+            piece_table.store(probe, pn, dn, len, bounded, kept);
+            chip.store(key, pn, dn, len, bounded, r as u16, &kept)?;
+        } else {
+            table.store(key, pn, dn, len, bounded);
+            chip.store(key, pn, dn, len, bounded, 0, &hands::EMPTY)?;
+        }
     }
 
     // The child limit: the frames' own, or now and then one the list exceeds.
@@ -170,17 +235,42 @@ fn check(
         root_left,
         hash: parent,
     };
-    let model = expand(
-        board,
-        kind,
-        node,
-        |q| path[q],
-        &table,
-        max_children,
-        &mut scratch,
-        &mut children,
-        &mut probes,
-    );
+    let model = if pieces {
+        let child_left = left.saturating_sub(1);
+        expand_with(
+            board,
+            kind,
+            node,
+            |q| path[q],
+            max_children,
+            &mut scratch,
+            &mut children,
+            &mut probes,
+            |hash, mv| {
+                let after = hands::hands_after(board, &node_hands, mv);
+                let probe = Probe {
+                    key: rule.key(hash, &after, child_left),
+                    hand: rule.attacker_hand(&after),
+                    left: child_left,
+                };
+                piece_table
+                    .lookup(probe)
+                    .map(|f| (Value::found(f.pn, f.dn, f.len, f.bounded), f.pieces))
+            },
+        )
+    } else {
+        expand(
+            board,
+            kind,
+            node,
+            |q| path[q],
+            &table,
+            max_children,
+            &mut scratch,
+            &mut children,
+            &mut probes,
+        )
+    };
     if kind == Kind::Or && pos.in_check() {
         seen.or_in_check += 1;
         seen.counter_checks += moves.len();
@@ -268,9 +358,21 @@ fn check(
 
 #[test]
 fn expansions_match_the_model() {
+    expansions(false);
+}
+
+#[test]
+fn expansions_with_hands_match_the_model() {
+    expansions(true);
+}
+
+/// Expansions of random positions (with the pieces table if `pieces`) against the model.
+fn expansions(pieces: bool) {
     let seed = seed_from_env();
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut generator = TsumeGenerator::new(seed);
+    // The two tests draw other positions from one seed.
+    let salt = if pieces { 0x9e37_79b9 } else { 0 };
+    let mut rng = StdRng::seed_from_u64(seed ^ salt);
+    let mut generator = TsumeGenerator::new(seed ^ salt);
     let cfg = common::search_config();
     let runtime = common::runtime();
     let mut chip = ExpandChip::new(&runtime, None).expect("expand_top");
@@ -292,7 +394,7 @@ fn expansions_match_the_model() {
     }
     // Few evasions give check, so few random positions are such nodes: OR
     // nodes in check with children, from positions in check picked for them.
-    let mut evasions = TsumeGenerator::new(seed ^ 0x636f_756e);
+    let mut evasions = TsumeGenerator::new(seed ^ salt ^ 0x636f_756e);
     let mut scratch = Vec::new();
     let wanted = (count / 10).max(1);
     let mut picked = 0;
@@ -308,7 +410,7 @@ fn expansions_match_the_model() {
         }
     }
     for (pos, kind) in &positions {
-        let diffs = check(&mut chip, &cfg, &mut rng, pos, *kind, &mut seen)
+        let diffs = check(&mut chip, &cfg, &mut rng, pos, *kind, pieces, &mut seen)
             .unwrap_or_else(|e| vec![format!("{}: {e:#}", pos.to_sfen())]);
         if !diffs.is_empty() {
             failures.push(diffs.join("\n  "));

@@ -5,10 +5,13 @@
 use anyhow::ensure;
 use marlin::spade::prelude::*;
 
+use crate::bus::pack_hand;
 use crate::chip::select::frame_peek_model;
 use crate::chip::{Chip, bus_model};
 use crate::position::Position;
+use crate::rsshogi::types::Color;
 use crate::solver::Kind;
+use crate::solver::hands::{EMPTY, Hand, KeyRule};
 use crate::solver::values::Pn;
 
 /// EXPAND with everything it reads (`expand_top`).
@@ -89,6 +92,23 @@ impl ExpandChip<'_> {
         self.model_mut().path_write = 0;
     }
 
+    /// The keys' and the table's rule from the next load and clear on (the model's
+    /// `KeyRule`): depth-free entries, and hand superiority with its attacker and complete
+    /// kinds (the hash unit's table key, EXPAND's probes with hands, the table's compares).
+    pub fn set_rule(&mut self, rule: &KeyRule) {
+        let m = self.model_mut();
+        m.depth_free = u8::from(rule.depth_free);
+        m.hand_superiority = u8::from(rule.hand_superiority);
+        m.attacker_white = u8::from(rule.attacker == Color::White);
+        m.complete = rule
+            .complete
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| u8::from(c) << k)
+            .sum();
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn command(
         &mut self,
         op: u8,
@@ -97,10 +117,14 @@ impl ExpandChip<'_> {
         dn: Pn,
         len: u16,
         bounded: bool,
+        left: u16,
+        hand: &Hand,
     ) -> anyhow::Result<()> {
         self.wait("table", |m| m.tt_ready == 1)?;
         let m = self.model_mut();
         m.cmd_valid = 1;
+        m.cmd_left = left;
+        m.hand = pack_hand(*hand) as u32;
         m.cmd_op = op;
         m.key = key;
         m.pn = pn;
@@ -112,7 +136,10 @@ impl ExpandChip<'_> {
         self.wait("table", |m| m.tt_ready == 1)
     }
 
-    /// Store an entry in the table (the table's own rule places it).
+    /// Store an entry in the table (the table's own rule places it), found with `left`
+    /// plies left and keeping `kept` (read by the pieces table only: a solved value's
+    /// pieces, an unsolved one's hand, what `PieceTable::store` keeps).
+    #[allow(clippy::too_many_arguments)]
     pub fn store(
         &mut self,
         key: u64,
@@ -120,13 +147,15 @@ impl ExpandChip<'_> {
         dn: Pn,
         len: u16,
         bounded: bool,
+        left: u16,
+        kept: &Hand,
     ) -> anyhow::Result<()> {
-        self.command(OP_STORE, key, pn, dn, len, bounded)
+        self.command(OP_STORE, key, pn, dn, len, bounded, left, kept)
     }
 
     /// Empty the table.
     pub fn clear(&mut self) -> anyhow::Result<()> {
-        self.command(OP_CLEAR, 0, 0, 0, 0, false)
+        self.command(OP_CLEAR, 0, 0, 0, 0, false, 0, &EMPTY)
     }
 
     /// EXPAND of the stored position as the node at ply `ply` of `kind` with `left` plies
