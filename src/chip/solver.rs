@@ -120,7 +120,8 @@ impl OnChip for ChipSearcher<'_> {
 pub fn chip_takes(built: Config, config: Config) -> Result<(), String> {
     if config.hand_superiority {
         return Err(
-            "the chip's table is keyed by exact hands: it searches without hand superiority"
+            "the chip searches without hand superiority: its frames and RETURN keep no proof \
+             or disproof pieces yet"
                 .to_string(),
         );
     }

@@ -74,7 +74,8 @@ impl Config {
         self.check()?;
         if self.hand_superiority {
             bail!(
-                "hand_superiority = true: the chip's table is keyed by exact hands; set it \
+                "hand_superiority = true: the chip's search keeps no proof or disproof pieces \
+                 yet (its table and EXPAND take hands, its frames and RETURN do not); set it \
                  false in swim.toml [search]"
             );
         }
