@@ -134,7 +134,7 @@ fn hash_and_store_follow_moves_and_undo() {
             complete: std::array::from_fn(|_| rng.random_bool(0.5)),
         };
         rules_seen[usize::from(rule.hand_superiority)] += 1;
-        chip.set_key_rule(rule.hand_superiority, rule.attacker, rule.complete);
+        chip.set_key_rule(&rule);
         let root_hash = keys.hash(root.inner());
         match chip.load_hashed(&root, MAX_CYCLES) {
             Ok(c) => load_cycles.add(c),
@@ -287,7 +287,7 @@ fn a_load_starts_the_hash_again() {
         attacker: Color::Black,
         complete: [false, true, true, true, true, true, true],
     };
-    chip.set_key_rule(rule.hand_superiority, rule.attacker, rule.complete);
+    chip.set_key_rule(&rule);
     for round in 0..120 {
         let first = generator.next_position(Kind::Any);
         let second = generator.next_position(Kind::Any);

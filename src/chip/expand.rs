@@ -100,12 +100,7 @@ impl ExpandChip<'_> {
         m.depth_free = u8::from(rule.depth_free);
         m.hand_superiority = u8::from(rule.hand_superiority);
         m.attacker_white = u8::from(rule.attacker == Color::White);
-        m.complete = rule
-            .complete
-            .iter()
-            .enumerate()
-            .map(|(k, &c)| u8::from(c) << k)
-            .sum();
+        m.complete = rule.complete_mask();
     }
 
     #[allow(clippy::too_many_arguments)]

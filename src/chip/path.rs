@@ -9,6 +9,7 @@ use crate::bus;
 use crate::chip::{Chip, bus_model};
 use crate::position::Position;
 use crate::rsshogi::types::Color;
+use crate::solver::hands::KeyRule;
 
 /// The position store with apply and undo, and the position hash (`path_top`).
 #[spade(src = "hdl/search/path_top.spade", name = "path_top")]
@@ -72,18 +73,14 @@ impl PathChip<'_> {
         self.wait_hash(max_cycles, 1)
     }
 
-    /// The table key's rule from the next load on: the model's `KeyRule` without plies
+    /// The table key's rule from the next load on: the model's `KeyRule` without its plies
     /// (with hand superiority the hand keys go but the defender's counts of the kinds that
     /// are not `complete`; without it the table key is the hash).
-    pub fn set_key_rule(&mut self, hand_superiority: bool, attacker: Color, complete: [bool; 7]) {
+    pub fn set_key_rule(&mut self, rule: &KeyRule) {
         let m = self.model_mut();
-        m.hand_superiority = u8::from(hand_superiority);
-        m.attacker_white = u8::from(attacker == Color::White);
-        m.complete = complete
-            .iter()
-            .enumerate()
-            .map(|(k, &c)| u8::from(c) << k)
-            .sum();
+        m.hand_superiority = u8::from(rule.hand_superiority);
+        m.attacker_white = u8::from(rule.attacker == Color::White);
+        m.complete = rule.complete_mask();
     }
 
     /// The table key register (meaningful while [`hash_valid`](Self::hash_valid)).

@@ -8,7 +8,7 @@ use marlin::spade::prelude::*;
 use crate::bus::{pack_hand, unpack_hand};
 use crate::chip::{Chip, clocked_model};
 use crate::solver::hands::{EMPTY, Hand};
-use crate::solver::pieces::Hit;
+use crate::solver::pieces::{Hit, kept_hand};
 use crate::solver::table::Placement;
 use crate::solver::values::Pn;
 
@@ -185,8 +185,8 @@ impl TableChip<'_> {
         pieces: &Hand,
     ) -> anyhow::Result<(Placement, u64)> {
         self.wait_ready()?;
-        let kept = if pn == 0 || dn == 0 { pieces } else { hand };
-        self.command(OP_STORE, key, pn, dn, len, bounded, left, kept);
+        let kept = kept_hand(pn, dn, *hand, *pieces);
+        self.command(OP_STORE, key, pn, dn, len, bounded, left, &kept);
         let cycles = 1 + self.wait_ready()?;
         let rule = Placement::ALL[usize::from(self.model().store_rule & 7)];
         Ok((rule, cycles))

@@ -164,6 +164,15 @@ impl KeyRule {
         k
     }
 
+    /// The complete kinds as the chip takes them: bit k for hand kind k.
+    pub fn complete_mask(&self) -> u8 {
+        self.complete
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| u8::from(c) << k)
+            .sum()
+    }
+
     /// The attacker's hand among `hands`.
     pub fn attacker_hand(&self, hands: &[Hand; 2]) -> Hand {
         hands[self.attacker.to_index()]

@@ -48,6 +48,12 @@ pub struct Hit {
     pub pieces: Hand,
 }
 
+/// The hand a way keeps for a value `(pn, dn)` of a node whose attacker holds `hand`: the
+/// proof or disproof `pieces` of a solved value, else the hand itself.
+pub fn kept_hand(pn: Pn, dn: Pn, hand: Hand, pieces: Hand) -> Hand {
+    if pn == 0 || dn == 0 { pieces } else { hand }
+}
+
 /// A node as the table sees it: its key, the attacker's hand, its plies left.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Probe {
@@ -176,7 +182,7 @@ impl PieceTable {
             len: if pn == 0 { len } else { 0 },
             bound: left,
             bounded,
-            hand: if pn == 0 || dn == 0 { pieces } else { p.hand },
+            hand: kept_hand(pn, dn, p.hand, pieces),
         };
         let (hs, df) = (self.hand_superiority, self.depth_free);
         let le = |a: &Hand, b: &Hand| !hs || hands::le(a, b);
