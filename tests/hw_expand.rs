@@ -69,6 +69,9 @@ struct Seen {
     counter_checks: usize,
     found: usize,
     new: usize,
+    // Nodes in check whose check a drop could block, and lists of drops alone.
+    blockable: usize,
+    drops_only: usize,
 }
 
 /// A hand the table keeps for a child whose attacker holds `hand`: the same, or one piece
@@ -301,6 +304,17 @@ fn check(
     if got.probes != probes {
         diffs.push(format!("{} probes, expected {probes}", got.probes));
     }
+    // What a solved node's pieces need of its expansion.
+    let blockable = hands::drop_can_block(board);
+    let board_move = moves.iter().any(|m| m.dropped_piece().is_none());
+    if (got.blockable, got.board_move) != (blockable, board_move) {
+        diffs.push(format!(
+            "blockable {} board move {}, expected {blockable} {board_move}",
+            got.blockable, got.board_move
+        ));
+    }
+    seen.blockable += usize::from(blockable);
+    seen.drops_only += usize::from(!moves.is_empty() && !board_move);
     // The hashes of every child the chip keeps (below the limit, with plies left).
     let kept = if left == 0 {
         0
@@ -326,12 +340,19 @@ fn check(
             seen.select += 1;
             for (i, c) in children.iter().enumerate() {
                 let (mv, value) = chip.peek_child(d, i);
+                let (hand, change) = chip.peeked_pieces();
                 let want_value: Value = c.value;
-                if mv != encode_move(c.mv) || value != want_value {
+                let want_change = hands::hand_change(pos.inner(), c.mv).code();
+                if mv != encode_move(c.mv)
+                    || value != want_value
+                    || (hand, change) != (c.pieces, want_change)
+                {
                     diffs.push(format!(
-                        "child {i} ({:?}): chip {mv:#06x} {value:?}, model {:#06x} {want_value:?}",
+                        "child {i} ({:?}): chip {mv:#06x} {value:?} pieces {hand:?} change \
+                         {change}, model {:#06x} {want_value:?} {:?} {want_change}",
                         c.mv,
-                        encode_move(c.mv)
+                        encode_move(c.mv),
+                        c.pieces
                     ));
                 }
                 if c.value.rep != tsume::solver::values::REP_NONE {
@@ -430,6 +451,8 @@ fn expansions(pieces: bool) {
         ),
         ("child found in the table", seen.found),
         ("new child", seen.new),
+        ("a check a drop could block", seen.blockable),
+        ("a list of drops alone", seen.drops_only),
     ] {
         assert!(
             n > 0,

@@ -7,6 +7,8 @@
 //! before they are scanned, so a frame that aliased another would show. Seed given on
 //! failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number of frames. Then the
 //! frames the model itself scans while it solves problems of the suite, in its order.
+//! Each random child also has random pieces and a random hand change: a solved node's
+//! pieces from the scan must be the model's [`scan_pieces`].
 
 mod common;
 
@@ -23,8 +25,10 @@ use tsume::problems::load_suite;
 use tsume::random::seed_from_env;
 use tsume::solver::Counters;
 use tsume::solver::Kind;
+use tsume::solver::hands::{self, FULL, Hand, HandChange};
 use tsume::solver::machine::Machine;
 use tsume::solver::select::{Scan, Selection, select};
+use tsume::solver::solved::scan_pieces;
 use tsume::solver::table::Table;
 use tsume::solver::values::{INF, MAX_FINITE, Pn, past_second};
 use tsume::solver::values::{REP_NONE, Value};
@@ -48,6 +52,71 @@ struct Scanned {
     th_pn: Pn,
     th_dn: Pn,
     children: Children,
+}
+
+/// A frame's children's pieces and their moves' hand changes, in frame order.
+type Pieces = Vec<(Hand, HandChange)>;
+
+/// Random pieces (each count 0, full or anything within its kind; mostly every count
+/// full in a frame of `full` ones, as repetitions carry) and hand change.
+fn pieces(rng: &mut StdRng, full: bool) -> (Hand, HandChange) {
+    let hand = std::array::from_fn(|k| match rng.random_range(0..if full { 12 } else { 3 }) {
+        0 => 0,
+        2 => rng.random_range(0..=FULL[k]),
+        _ => FULL[k],
+    });
+    let k = rng.random_range(0..7);
+    let change = match rng.random_range(0..3) {
+        0 => HandChange::None,
+        1 => HandChange::Drop(k),
+        _ => HandChange::Capture(k),
+    };
+    (hand, change)
+}
+
+/// The pieces the model's scan gives a node of `kind` returning `selection` over
+/// `children` with `pieces`, and the refuter's hand change (a disproven AND node only):
+/// `None` for an unsolved node.
+fn want_pieces(
+    kind: Kind,
+    selection: &Selection,
+    children: &Children,
+    pieces: &Pieces,
+) -> Option<(Hand, Option<u8>)> {
+    let Selection::Return(v) = selection else {
+        return None;
+    };
+    if v.pn != 0 && v.dn != 0 {
+        return None;
+    }
+    let (hand, change) = scan_pieces(
+        kind,
+        v,
+        children
+            .iter()
+            .zip(pieces)
+            .map(|((_, v), (h, c))| (v, *h, *c)),
+    );
+    let and_disproven = kind == Kind::And && v.dn == 0;
+    Some((hand, and_disproven.then(|| change.code())))
+}
+
+/// The corner of taking pieces back a solved node of `kind` with `hand` hits: an OR
+/// node's proof count kept at 0 over a capture (not below it). (A disproof count over a
+/// drop cannot pass the full number: the meet starts full.)
+fn piece_cases(kind: Kind, hand: &Hand, pieces: &Pieces) -> Vec<&'static str> {
+    let mut hit = vec![];
+    if kind == Kind::Or {
+        for (p, c) in pieces {
+            if let HandChange::Capture(k) = *c
+                && p[k] == 0
+                && hand[k] == 0
+            {
+                hit.push("pieces: a count of 0 kept over a capture");
+            }
+        }
+    }
+    hit
 }
 
 /// A frame's children as [`select`] takes them.
@@ -341,7 +410,7 @@ fn scans_equal_the_model() {
         let mut round: Vec<usize> = (0..plies).collect();
         round.shuffle(&mut rng);
         round.truncate(PLIES_A_ROUND.min(plies).min(frames - done));
-        let written: Vec<(usize, Kind, Children)> = round
+        let written: Vec<(usize, Kind, Children, Pieces)> = round
             .iter()
             .map(|&ply| {
                 let kind = if rng.random_bool(0.5) {
@@ -350,13 +419,15 @@ fn scans_equal_the_model() {
                     Kind::And
                 };
                 let children = frame(&mut rng, max_children, plies);
-                for (i, (mv, v)) in children.iter().enumerate() {
-                    chip.write_child(ply, i, *mv, v);
+                let full = rng.random_bool(0.3);
+                let pieces: Pieces = children.iter().map(|_| pieces(&mut rng, full)).collect();
+                for (i, ((mv, v), (hand, change))) in children.iter().zip(&pieces).enumerate() {
+                    chip.write_child(ply, i, *mv, v, hand, *change);
                 }
-                (ply, kind, children)
+                (ply, kind, children, pieces)
             })
             .collect();
-        for (ply, kind, children) in &written {
+        for (ply, kind, children, pieces) in &written {
             let values: Vec<Value> = children.iter().map(|c| c.1).collect();
             let n = values.len();
             let at_inf = select(*kind, INF, INF, words(children));
@@ -385,6 +456,19 @@ fn scans_equal_the_model() {
                         got.scan, got.best_move
                     ));
                 }
+                if let Some((hand, change)) = want_pieces(*kind, &want.selection, children, pieces)
+                {
+                    if got.pieces != hand || change.is_some_and(|c| c != got.ref_change) {
+                        failures.push(format!(
+                            "ply {ply}, {kind:?}, children {values:?} pieces {pieces:?}:\n    \
+                             chip pieces {:?} refuter's change {}\n    model {hand:?} {change:?}",
+                            got.pieces, got.ref_change
+                        ));
+                    }
+                    for case in piece_cases(*kind, &hand, pieces) {
+                        *counts.entry(case).or_default() += 1;
+                    }
+                }
                 for case in cases(*kind, children, &want) {
                     *counts.entry(case).or_default() += 1;
                 }
@@ -392,10 +476,11 @@ fn scans_equal_the_model() {
             // One child read back whole.
             let i = rng.random_range(0..n);
             let got = chip.peek_child(*ply, i);
-            if got != children[i] {
+            let (hand, change) = chip.peeked_pieces();
+            if got != children[i] || (hand, change) != (pieces[i].0, pieces[i].1.code()) {
                 failures.push(format!(
-                    "ply {ply} child {i}: read back {got:?}, written {:?}",
-                    children[i]
+                    "ply {ply} child {i}: read back {got:?} {hand:?} {change}, written {:?} {:?}",
+                    children[i], pieces[i]
                 ));
             }
         }
@@ -424,6 +509,7 @@ fn scans_equal_the_model() {
             "AND refuter: not bounded first",
             "proof length saturated",
             "a drop waits its turn",
+            "pieces: a count of 0 kept over a capture",
         ] {
             assert!(
                 counts.get(case).copied().unwrap_or(0) > 0,
@@ -480,7 +566,7 @@ fn frames_of_real_solves_equal_the_model() {
         } in &seen
         {
             for (i, (mv, v)) in children.iter().enumerate() {
-                chip.write_child(*ply, i, *mv, v);
+                chip.write_child(*ply, i, *mv, v, &hands::EMPTY, HandChange::None);
             }
             let values: Vec<Value> = children.iter().map(|c| c.1).collect();
             let want = select(*kind, *th_pn, *th_dn, words(children));

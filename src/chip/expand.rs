@@ -56,6 +56,10 @@ pub struct Expanded {
     pub children: usize,
     /// Table lookups the model counts (0 unless the outcome is [`Outcome::Filled`]).
     pub probes: u64,
+    /// In check, a drop could block it (`hands::drop_can_block`).
+    pub blockable: bool,
+    /// A child of the list is a board move, not a drop.
+    pub board_move: bool,
     /// Every child's (index, hash) as the chip computed it, in the order they came.
     pub hashes: Vec<(usize, u64)>,
     /// Clock cycles from the start cycle (counted) to the first with `done`.
@@ -210,6 +214,8 @@ impl ExpandChip<'_> {
             outcome,
             children: usize::from(m.children),
             probes: u64::from(m.probes),
+            blockable: m.blockable == 1,
+            board_move: m.board_move == 1,
             hashes,
             cycles,
         })

@@ -7,6 +7,7 @@ use marlin::spade::prelude::*;
 
 use crate::chip::{Chip, ClockedModel, clocked_model};
 use crate::solver::Kind;
+use crate::solver::hands::{Hand, HandChange};
 use crate::solver::select::{Scan, Selection};
 use crate::solver::values::Pn;
 use crate::solver::values::Value;
@@ -24,6 +25,8 @@ pub trait FramePeekModel<'ctx>: ClockedModel<'ctx> {
     fn set_peek(&mut self, ply: u16, index: u16);
     /// The entry read back: move word and value.
     fn peeked(&self) -> (u16, Value);
+    /// The entry read back: its pieces and its move's hand change (the chip's code).
+    fn peeked_pieces(&self) -> (Hand, u8);
 }
 
 /// Implements [`FramePeekModel`] for a clocked top with the read-back port.
@@ -44,6 +47,12 @@ macro_rules! frame_peek_model {
                 };
                 (self.peek_mv, value)
             }
+            fn peeked_pieces(&self) -> ($crate::solver::hands::Hand, u8) {
+                (
+                    $crate::bus::unpack_hand(u64::from(self.peek_pieces)),
+                    self.peek_change,
+                )
+            }
         }
     };
 }
@@ -58,6 +67,12 @@ impl<'ctx, M: FramePeekModel<'ctx>> Chip<'ctx, M> {
         self.tick();
         self.model().peeked()
     }
+
+    /// The pieces and the move's hand change (the chip's code) of the child
+    /// [`Chip::peek_child`] read last.
+    pub fn peeked_pieces(&self) -> (Hand, u8) {
+        self.model().peeked_pieces()
+    }
 }
 
 /// What the chip's scan answered.
@@ -67,6 +82,10 @@ pub struct ChipScan {
     pub scan: Scan,
     /// The best child's move word (what DESCEND makes).
     pub best_move: u16,
+    /// A solved node's pieces from its children and the refuter's hand change (the
+    /// chip's code), as [`crate::solver::solved::scan_pieces`] gives them.
+    pub pieces: Hand,
+    pub ref_change: u8,
     /// Clock cycles from the start cycle (counted) to the first with `done`.
     pub cycles: u64,
 }
@@ -85,8 +104,17 @@ impl SelectChip<'_> {
         )
     }
 
-    /// Writes child `index` of the frame at ply `ply`: its move word and value (one cycle).
-    pub fn write_child(&mut self, ply: usize, index: usize, mv: u16, v: &Value) {
+    /// Writes child `index` of the frame at ply `ply`: its move word, value, pieces and
+    /// the move's hand change (one cycle).
+    pub fn write_child(
+        &mut self,
+        ply: usize,
+        index: usize,
+        mv: u16,
+        v: &Value,
+        pieces: &Hand,
+        change: HandChange,
+    ) {
         let m = self.model_mut();
         m.write = 1;
         m.w_ply = ply as u16;
@@ -97,6 +125,8 @@ impl SelectChip<'_> {
         m.w_len = v.len;
         m.w_rep = v.rep;
         m.w_bounded = u8::from(v.bounded);
+        m.w_pieces = crate::bus::pack_hand(*pieces) as u32;
+        m.w_change = change.code();
         self.tick();
         self.model_mut().write = 0;
     }
@@ -158,6 +188,8 @@ impl SelectChip<'_> {
                 selection,
             },
             best_move: m.r_best_mv,
+            pieces: crate::bus::unpack_hand(u64::from(m.r_pieces)),
+            ref_change: m.r_ref_change,
             cycles,
         })
     }

@@ -74,6 +74,18 @@ pub enum HandChange {
     Capture(usize),
 }
 
+impl HandChange {
+    /// The chip's 4-bit code of the change (`hdl/search/hands.spade`, `move_change`): 0
+    /// none, `k + 1` a drop of hand kind `k`, `9 + k` a capture of base kind `k`.
+    pub fn code(self) -> u8 {
+        match self {
+            HandChange::None => 0,
+            HandChange::Drop(k) => k as u8 + 1,
+            HandChange::Capture(k) => k as u8 + 9,
+        }
+    }
+}
+
 /// What `mv` (legal in `board`) does to the mover's hand.
 pub fn hand_change(board: &Board, mv: Move) -> HandChange {
     if let Some(pt) = mv.dropped_piece() {

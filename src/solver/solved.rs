@@ -5,7 +5,7 @@
 use rsshogi::board::Position as Board;
 use rsshogi::types::Move;
 
-use super::hands::{self, FULL, Hand, KeyRule};
+use super::hands::{self, FULL, Hand, HandChange, KeyRule};
 use super::machine::Child;
 use super::moves::Kind;
 use super::values::Value;
@@ -69,7 +69,52 @@ pub fn leaf_pieces(
     }
 }
 
-/// The pieces of a node of `kind` solved by SELECT with `value` over `children`.
+/// The pieces SELECT's scan gives a node of `kind` solved with `value` over its children
+/// (value, pieces, the move's hand change, in frame order), before the node's own rules,
+/// and the refuter's hand change: OR proven, the first proven child of least length's
+/// pieces taken back; AND proven, the union of the children's; OR disproven, the meet of
+/// theirs taken back; AND disproven, the refuter's (the first of greatest `rep`, an
+/// unbounded one before a bounded one). The chip's scan computes the same
+/// (`hdl/search/select.spade`, `tests/hw_select.rs`).
+pub fn scan_pieces<'a>(
+    kind: Kind,
+    value: &Value,
+    children: impl IntoIterator<Item = (&'a Value, Hand, HandChange)>,
+) -> (Hand, HandChange) {
+    let mut union = hands::EMPTY;
+    let mut meet = FULL;
+    let mut proof: Option<(u16, Hand)> = None;
+    let mut refuter: Option<(u16, bool, Hand, HandChange)> = None;
+    for (v, pieces, change) in children {
+        union = hands::max(&union, &pieces);
+        meet = hands::min(&meet, &hands::disproof_back(pieces, change));
+        let solves = match kind {
+            Kind::Or => v.pn == 0,
+            Kind::And => v.dn == 0,
+        };
+        if !solves {
+            continue;
+        }
+        if proof.is_none_or(|(len, _)| v.len < len) {
+            proof = Some((v.len, hands::proof_back(pieces, change)));
+        }
+        if refuter.is_none_or(|(rep, bounded, ..)| (v.rep, !v.bounded) > (rep, !bounded)) {
+            refuter = Some((v.rep, v.bounded, pieces, change));
+        }
+    }
+    let refuter_change = refuter.map_or(HandChange::None, |r| r.3);
+    let pieces = match (kind, value.pn == 0, value.dn == 0) {
+        (Kind::Or, true, _) => proof.map_or(hands::EMPTY, |p| p.1),
+        (Kind::And, true, _) => union,
+        (Kind::Or, _, true) => meet,
+        (Kind::And, _, true) => refuter.map_or(hands::EMPTY, |r| r.2),
+        _ => hands::EMPTY,
+    };
+    (pieces, refuter_change)
+}
+
+/// The pieces of a node of `kind` solved by SELECT with `value` over `children`: the
+/// scan's ([`scan_pieces`]) with the node's rules.
 pub fn node_pieces(
     board: &Board,
     rule: &KeyRule,
@@ -77,36 +122,20 @@ pub fn node_pieces(
     value: &Value,
     children: &[Child],
 ) -> Hand {
-    let change = |c: &Child| hands::hand_change(board, c.mv);
+    let (pieces, refuter_change) = scan_pieces(
+        kind,
+        value,
+        children
+            .iter()
+            .map(|c| (&c.value, c.pieces, hands::hand_change(board, c.mv))),
+    );
     match (kind, value.pn == 0) {
-        (Kind::Or, true) => {
-            let proof = children
-                .iter()
-                .find(|c| c.value.pn == 0 && c.value.len.saturating_add(1) == value.len)
-                .expect("a proven OR node has the proven child of its length");
-            hands::proof_back(proof.pieces, change(proof))
-        }
-        (Kind::And, true) => {
-            let union = children
-                .iter()
-                .fold(hands::EMPTY, |pp, c| hands::max(&pp, &c.pieces));
-            keep_blockers(union, board, rule)
-        }
-        (Kind::Or, false) => {
-            let meet = children.iter().fold(FULL, |dp, c| {
-                hands::min(&dp, &hands::disproof_back(c.pieces, change(c)))
-            });
-            no_new_drops(meet, board, rule)
-        }
+        (Kind::Or, true) => pieces,
+        (Kind::And, true) => keep_blockers(pieces, board, rule),
+        (Kind::Or, false) => no_new_drops(pieces, board, rule),
         (Kind::And, false) => {
-            let refuter = children
-                .iter()
-                .find(|c| {
-                    c.value.dn == 0 && c.value.rep == value.rep && c.value.bounded == value.bounded
-                })
-                .expect("a disproven AND node has its refuter");
-            let mut dp = refuter.pieces;
-            if let hands::HandChange::Drop(k) = change(refuter)
+            let mut dp = pieces;
+            if let HandChange::Drop(k) = refuter_change
                 && rule.complete[k]
             {
                 let (h, d) = sides(board, rule);
