@@ -198,8 +198,8 @@ fn options_out_of_range_are_refused_alike() {
             "--tt-entries 2",
         ),
         (
-            vec!["--engine", "chip", "--table", "pieces"],
-            "the chip has the plies and depth tables only",
+            vec!["--engine", "chip", "--table", "pieces-counts"],
+            "no child counts",
         ),
         (
             vec!["--engine", "model", "--table", "depths"],

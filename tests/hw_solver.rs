@@ -37,10 +37,12 @@ const SMALL_TABLE_BITS: u32 = 1;
 const SMALL_TABLE_PROBLEMS: usize = 12;
 const SMALL_TABLE_NODES: u64 = 1_000;
 
-/// The two engines side by side.
+/// The two engines side by side; with hand superiority, every table store of both is
+/// logged and compared (key, value, plies left and the pieces or hand kept).
 struct Twins<'ctx> {
     chip: ChipSearcher<'ctx>,
     model: Solver,
+    stores: bool,
 }
 
 impl<'ctx> Twins<'ctx> {
@@ -57,9 +59,16 @@ impl<'ctx> Twins<'ctx> {
         let chip = SolverChip::new(runtime, None).expect("the solver_top model");
         let mut chip = ChipSearcher::new(chip, common::search_config());
         chip.set_config(config).expect("a geometry the chip takes");
+        let mut model = Solver::new(config);
+        let stores = config.hand_superiority;
+        if stores {
+            chip.log_stores();
+            model.log_stores();
+        }
         Twins {
             chip,
-            model: Solver::new(config),
+            model,
+            stores,
         }
     }
 
@@ -67,6 +76,22 @@ impl<'ctx> Twins<'ctx> {
     fn solve(&mut self, what: &str, pos: &Position, limits: Limits) -> Result<Outcome, String> {
         let want = self.model.solve(pos, limits);
         let got = solve_on(&mut self.chip, pos, limits);
+        let (chip_stores, model_stores) = (self.chip.take_stores(), self.model.take_stores());
+        if self.stores && chip_stores != model_stores {
+            let i = chip_stores
+                .iter()
+                .zip(&model_stores)
+                .position(|(a, b)| a != b)
+                .unwrap_or(chip_stores.len().min(model_stores.len()));
+            return Err(format!(
+                "{what} ({pos}, {limits:?}): store {i} of {} (chip) / {} (model) differs:\n  \
+                 chip  {:?}\n  model {:?}",
+                chip_stores.len(),
+                model_stores.len(),
+                chip_stores.get(i),
+                model_stores.get(i)
+            ));
+        }
         if got == want {
             Ok(got)
         } else {
@@ -135,6 +160,49 @@ fn the_other_table_mode_solves_as_in_the_model() {
     smaller_geometry(small, "the other table mode with a table of 2 sets");
 }
 
+/// Hand superiority (the pieces table: hands out of the key, proof and disproof pieces,
+/// depth-free entries) on random positions, the suite and with a table of 2 sets, where
+/// superiority and replacement meet; every store compared.
+#[test]
+fn hand_superiority_solves_as_in_the_model() {
+    let base = common::search_config();
+    let pieces = Config {
+        hand_superiority: true,
+        depth_free: true,
+        ..base
+    };
+    random_positions(pieces, OTHER_MODE_POSITIONS);
+    let runtime = common::runtime();
+    let mut twins = Twins::with_config(&runtime, pieces);
+    let failures: Vec<String> = common::suite()
+        .iter()
+        .filter(|(p, _)| p.solve_only.is_none())
+        .filter_map(|(p, pos)| {
+            twins
+                .solve(&p.id, pos, limits(SUITE_NODES, true, Root::Attacker))
+                .err()
+        })
+        .collect();
+    common::assert_no_failures(&failures, "suite problems differ with hand superiority", 0);
+    let (outcomes, _) = smaller_geometry(pieces, "hand superiority");
+    let changed = differ_from(
+        &outcomes,
+        Config {
+            hand_superiority: false,
+            ..pieces
+        },
+    );
+    assert!(
+        changed > 0,
+        "hand superiority searched as the depth-free table on every problem"
+    );
+    let small = Config {
+        tt_index_bits: SMALL_TABLE_BITS,
+        ..pieces
+    };
+    smaller_geometry(small, "hand superiority with a table of 2 sets");
+}
+
 /// Fresh random positions (seed printed on failure) solved by both with `config`; with
 /// the default count every kind of answer must occur.
 fn random_positions(config: Config, count: usize) {
@@ -163,8 +231,8 @@ fn random_positions(config: Config, count: usize) {
         }
     }
     let what = format!(
-        "random positions (depth_free = {}) differ from the model",
-        config.depth_free
+        "random positions (depth_free = {}, hand_superiority = {}) differ from the model",
+        config.depth_free, config.hand_superiority
     );
     common::assert_no_failures(&failures, &what, seed);
     if common::random_count(count) >= POSITIONS {

@@ -16,9 +16,10 @@ use crate::bus;
 use crate::chip::select::frame_peek_model;
 use crate::chip::{Chip, bus_model};
 use crate::position::Position;
+use crate::solver::hands::{self, Hand, KeyRule};
 use crate::solver::table::Found;
 use crate::solver::values::Value;
-use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk};
+use crate::solver::{Config, Counters, Kind, Reason, Searcher, StoreRecord, Walk};
 
 /// The search on chip (`solver_top`).
 #[spade(src = "hdl/search/solver_top.spade", name = "solver_top")]
@@ -118,13 +119,6 @@ impl OnChip for ChipSearcher<'_> {
 /// chip's `table_bits` and `max_children` inputs the rest. The error says what the chip
 /// can take.
 pub fn chip_takes(built: Config, config: Config) -> Result<(), String> {
-    if config.hand_superiority {
-        return Err(
-            "the chip searches without hand superiority: its frames and RETURN keep no proof \
-             or disproof pieces yet"
-                .to_string(),
-        );
-    }
     if config.tt_ways == built.tt_ways
         && config.tt_index_bits <= built.tt_index_bits
         && (2..=built.max_plies).contains(&config.max_plies)
@@ -157,6 +151,8 @@ pub struct ChipSearcher<'ctx> {
     config: Config,
     stop: Option<Arc<AtomicBool>>,
     walked: Walked,
+    /// The stores of the searches since [`ChipSearcher::log_stores`], if asked for.
+    store_log: Option<Vec<StoreRecord>>,
 }
 
 /// What the chip's walks of the mating line did, since the searcher was made (or, with
@@ -193,7 +189,22 @@ impl<'ctx> ChipSearcher<'ctx> {
             config,
             stop: None,
             walked: Walked::default(),
+            store_log: None,
         }
+    }
+
+    /// Logs every table store of the searches from now on, as the model's
+    /// [`crate::solver::Solver::log_stores`] does ([`ChipSearcher::take_stores`]).
+    pub fn log_stores(&mut self) {
+        self.store_log = Some(Vec::new());
+    }
+
+    /// The stores logged since the last call (none unless [`ChipSearcher::log_stores`]).
+    pub fn take_stores(&mut self) -> Vec<StoreRecord> {
+        self.store_log
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Searches from the next solve on with the geometry `config`, which the chip must
@@ -248,6 +259,39 @@ impl<'ctx> ChipSearcher<'ctx> {
     }
 
     /// One cycle with `set` applied to the inputs, then `unset`.
+    /// The table key's rule of a solve whose root is `board` as a node of `kind`, set
+    /// before a load (the hash unit computes the key on the load).
+    fn set_rule(&mut self, board: &Board, kind: Kind) {
+        let rule = KeyRule::of(&self.config, board, kind);
+        let m = self.chip.model_mut();
+        m.hand_superiority = u8::from(rule.hand_superiority);
+        m.attacker_white = u8::from(rule.attacker == rsshogi::types::Color::WHITE);
+        m.complete = rule.complete_mask();
+    }
+
+    /// A table read at `key` with `left` plies left and the attacker's hand `hand`, not
+    /// counted.
+    fn lookup_with(&mut self, key: u64, left: u16, hand: &Hand) -> Result<Option<Found>, Reason> {
+        self.wait("table", |m| m.tt_ready == 1)?;
+        self.pulse(
+            |m| {
+                m.lookup = 1;
+                m.key = key;
+                m.lookup_left = left;
+                m.lookup_hand = bus::pack_hand(*hand) as u32;
+            },
+            |m| m.lookup = 0,
+        );
+        self.wait("a lookup's answer", |m| m.a_valid == 1)?;
+        let m = self.chip.model();
+        Ok((m.a_found == 1).then_some(Found {
+            pn: m.a_pn,
+            dn: m.a_dn,
+            len: m.a_len,
+            bounded: m.a_bounded == 1,
+        }))
+    }
+
     fn pulse(&mut self, set: impl FnOnce(&mut SolverTop), unset: impl FnOnce(&mut SolverTop)) {
         set(self.chip.model_mut());
         self.chip.tick();
@@ -311,6 +355,7 @@ impl Searcher for ChipSearcher<'_> {
         node_limit: u64,
     ) -> Result<Value, Reason> {
         // A root is the solve's position or one reached from it by legal moves.
+        self.set_rule(board, kind);
         self.chip
             .load(&Position::from_inner_unchecked(board.clone_compact()));
         self.chip.tick();
@@ -350,6 +395,20 @@ impl Searcher for ChipSearcher<'_> {
             }
             self.chip.tick();
             cycles += 1;
+            let m = self.chip.model();
+            if let Some(log) = self.store_log.as_mut()
+                && m.st_valid == 1
+            {
+                log.push(StoreRecord {
+                    key: m.st_key,
+                    pn: m.st_pn,
+                    dn: m.st_dn,
+                    len: m.st_len,
+                    bounded: m.st_bounded == 1,
+                    left: u32::from(m.st_left),
+                    hand: bus::unpack_hand(u64::from(m.st_hand)),
+                });
+            }
         }
         self.chip.model_mut().stop = 0;
         let m = self.chip.model();
@@ -379,26 +438,26 @@ impl Searcher for ChipSearcher<'_> {
     }
 
     fn lookup_at(&mut self, key: u64, left: u16) -> Result<Option<Found>, Reason> {
-        self.wait("table", |m| m.tt_ready == 1)?;
-        self.pulse(
-            |m| {
-                m.lookup = 1;
-                m.key = key;
-                m.lookup_left = left;
-            },
-            |m| m.lookup = 0,
-        );
-        self.wait("a lookup's answer", |m| m.a_valid == 1)?;
-        let m = self.chip.model();
-        Ok((m.a_found == 1).then_some(Found {
-            pn: m.a_pn,
-            dn: m.a_dn,
-            len: m.a_len,
-            bounded: m.a_bounded == 1,
-        }))
+        self.lookup_with(key, left, &hands::EMPTY)
+    }
+
+    fn lookup_node(
+        &mut self,
+        board: &Board,
+        kind: Kind,
+        hash: u64,
+        left: u32,
+    ) -> Result<Option<Found>, Reason> {
+        let probe = KeyRule::of(&self.config, board, kind).probe(board, hash, left);
+        self.lookup_with(
+            probe.key,
+            probe.left.min(u32::from(u16::MAX)) as u16,
+            &probe.hand,
+        )
     }
 
     fn walk(&mut self, board: &Board, kind: Kind, left: u32) -> Result<Option<Walk>, Reason> {
+        self.set_rule(board, kind);
         self.chip
             .load(&Position::from_inner_unchecked(board.clone_compact()));
         self.chip.tick();

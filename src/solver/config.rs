@@ -72,13 +72,6 @@ impl Config {
     /// EXPAND counts a move list in 10 bits.
     pub fn check_chip(&self) -> anyhow::Result<()> {
         self.check()?;
-        if self.hand_superiority {
-            bail!(
-                "hand_superiority = true: the chip's search keeps no proof or disproof pieces \
-                 yet (its table and EXPAND take hands, its frames and RETURN do not); set it \
-                 false in swim.toml [search]"
-            );
-        }
         if self.child_counts {
             bail!(
                 "child_counts = true: the chip starts every new child at (1, 1); set it false \

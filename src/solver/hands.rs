@@ -5,7 +5,9 @@
 use rsshogi::board::Position as Board;
 use rsshogi::types::{Bitboard, Color, HandPiece, Move, PieceType, Square};
 
+use super::pieces::Probe;
 use super::zobrist::{HAND_MAX, Keys};
+use super::{Config, Kind};
 
 /// A hand: the count of each hand kind.
 pub type Hand = [u8; 7];
@@ -154,6 +156,31 @@ pub struct KeyRule {
 }
 
 impl KeyRule {
+    /// The rule of a solve of `config` whose root is `board` as a node of `kind`: the
+    /// attacker moves at its OR nodes, the complete kinds are its own.
+    pub fn of(config: &Config, board: &Board, kind: Kind) -> KeyRule {
+        KeyRule {
+            hand_superiority: config.hand_superiority,
+            depth_free: config.depth_free,
+            attacker: match kind {
+                Kind::Or => board.turn(),
+                Kind::And => board.turn().flip(),
+            },
+            complete: complete_kinds(board),
+        }
+    }
+
+    /// The table probe of the node `board` (position hash `hash`) with `left` plies left:
+    /// its key under the rule and its attacker's hand.
+    pub fn probe(&self, board: &Board, hash: u64, left: u32) -> Probe {
+        let h = hands(board);
+        Probe {
+            key: self.key(hash, &h, left),
+            hand: self.attacker_hand(&h),
+            left,
+        }
+    }
+
     /// The key of a node with position hash `hash`, hands `hands` (black, white) and
     /// `left` plies left.
     pub fn key(&self, hash: u64, hands: &[Hand; 2], left: u32) -> u64 {

@@ -9,12 +9,12 @@ use rsshogi::types::Move;
 
 use super::hands::{self, EMPTY, Hand, KeyRule};
 use super::moves::{Kind, ReplyCache, count_moves, node_moves};
-use super::pieces::{PieceTable, Probe};
+use super::pieces::{PieceTable, Probe, kept_hand};
 use super::select::{self, Selection};
 use super::table::Table;
 use super::values::{INF, Pn, REP_NONE, Value};
 use super::zobrist::Keys;
-use super::{Config, Counters, Reason};
+use super::{Config, Counters, Reason, StoreRecord};
 use crate::bus::encode_move;
 
 /// One child in its parent's frame.
@@ -85,6 +85,8 @@ pub struct Machine<'a> {
     depth: usize,
     scratch: Vec<Move>,
     on_select: Option<SelectHook<'a>>,
+    /// Every store, when logged.
+    store_log: Option<&'a mut Vec<StoreRecord>>,
     /// The child counts' replies, kept for the children met again.
     replies: ReplyCache,
 }
@@ -126,6 +128,7 @@ impl<'a> Machine<'a> {
             depth: 0,
             scratch: Vec::new(),
             on_select: None,
+            store_log: None,
             replies: ReplyCache::default(),
         }
     }
@@ -141,6 +144,12 @@ impl<'a> Machine<'a> {
     /// tested on them); the search is the same.
     pub fn with_select_hook(mut self, hook: SelectHook<'a>) -> Machine<'a> {
         self.on_select = Some(hook);
+        self
+    }
+
+    /// The same machine, logging every table store into `log` (if any).
+    pub fn with_store_log(mut self, log: Option<&'a mut Vec<StoreRecord>>) -> Machine<'a> {
+        self.store_log = log;
         self
     }
 
@@ -380,20 +389,29 @@ impl<'a> Machine<'a> {
         }
         let left = self.root_left - d as u32;
         self.counters.stores += 1;
-        match &mut self.table {
+        let bounded = v.dn == 0 && v.bounded;
+        let (key, hand) = match &mut self.table {
             Memory::Plies(table) => {
                 let key = Keys::get().table_key(self.frames[d].hash, left);
-                table.store(key, v.pn, v.dn, v.len, v.dn == 0 && v.bounded);
+                table.store(key, v.pn, v.dn, v.len, bounded);
+                (key, EMPTY)
             }
             Memory::Pieces(table) => {
-                let hands = hands::hands(&self.board);
-                let probe = Probe {
-                    key: self.rule.key(self.frames[d].hash, &hands, left),
-                    hand: self.rule.attacker_hand(&hands),
-                    left,
-                };
-                table.store(probe, v.pn, v.dn, v.len, v.dn == 0 && v.bounded, pieces);
+                let probe = self.rule.probe(&self.board, self.frames[d].hash, left);
+                table.store(probe, v.pn, v.dn, v.len, bounded, pieces);
+                (probe.key, kept_hand(v.pn, v.dn, probe.hand, pieces))
             }
+        };
+        if let Some(log) = self.store_log.as_mut() {
+            log.push(StoreRecord {
+                key,
+                pn: v.pn,
+                dn: v.dn,
+                len: v.len,
+                bounded,
+                left,
+                hand,
+            });
         }
     }
 

@@ -46,8 +46,23 @@ use rsshogi::types::Move;
 
 use crate::position::Position;
 use machine::{Machine, Memory};
-use pieces::{PieceTable, Probe};
+use pieces::PieceTable;
 use table::Table;
+
+/// One table store of a search, as the tests log them (the model's and the chip's must be
+/// the same, in the same order): the key, the value, the plies left and the hand kept
+/// beside the tag (a solved value's pieces, else the node's attacker's hand; with the
+/// pieces table only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreRecord {
+    pub key: u64,
+    pub pn: values::Pn,
+    pub dn: values::Pn,
+    pub len: u16,
+    pub bounded: bool,
+    pub left: u32,
+    pub hand: hands::Hand,
+}
 
 /// The counters of a solve, summed over its searches (the line's included).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -298,6 +313,8 @@ pub struct Solver {
     stop: Option<Arc<AtomicBool>>,
     /// The root's children after the last search.
     root: Vec<machine::Child>,
+    /// The stores of the searches since [`Solver::log_stores`], if asked for.
+    store_log: Option<Vec<StoreRecord>>,
 }
 
 impl Solver {
@@ -323,7 +340,21 @@ impl Solver {
             counters: Counters::default(),
             stop: None,
             root: Vec::new(),
+            store_log: None,
         })
+    }
+
+    /// Logs every table store of the searches from now on ([`Solver::take_stores`]).
+    pub fn log_stores(&mut self) {
+        self.store_log = Some(Vec::new());
+    }
+
+    /// The stores logged since the last call (none unless [`Solver::log_stores`]).
+    pub fn take_stores(&mut self) -> Vec<StoreRecord> {
+        self.store_log
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// A flag another thread may set to end the solves that follow before their next move
@@ -371,7 +402,8 @@ impl Searcher for Solver {
             Tables::Pieces(t) => Memory::Pieces(t),
         };
         let mut machine = Machine::with_memory(self.config, memory, &mut self.counters, node_limit)
-            .with_stop(self.stop.as_deref());
+            .with_stop(self.stop.as_deref())
+            .with_store_log(self.store_log.as_mut());
         let value = machine.run(board, kind, plies);
         self.root.clear();
         self.root.extend_from_slice(machine.root_children());
@@ -400,21 +432,7 @@ impl Searcher for Solver {
         let Tables::Pieces(t) = &self.table else {
             return self.lookup(zobrist::Keys::get().table_key(hash, left));
         };
-        let rule = hands::KeyRule {
-            hand_superiority: self.config.hand_superiority,
-            depth_free: self.config.depth_free,
-            attacker: match kind {
-                Kind::Or => board.turn(),
-                Kind::And => board.turn().flip(),
-            },
-            complete: hands::complete_kinds(board),
-        };
-        let h = hands::hands(board);
-        let probe = Probe {
-            key: rule.key(hash, &h, left),
-            hand: rule.attacker_hand(&h),
-            left,
-        };
+        let probe = hands::KeyRule::of(&self.config, board, kind).probe(board, hash, left);
         Ok(t.lookup(probe).map(|f| table::Found {
             pn: f.pn,
             dn: f.dn,

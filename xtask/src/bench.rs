@@ -69,10 +69,15 @@ pub struct BenchArgs {
     /// With --solver: the model's table modes, a row each, comma-separated: plies (the
     /// table keyed by plies left), hands (hand_superiority), depth (depth_free, swim.toml's),
     /// pieces (both), counts (plies with child_counts), pieces-counts; default
-    /// depth,pieces. The chip searches with swim.toml [search]; its column compares with
-    /// the first.
+    /// depth,pieces. The chip searches with swim.toml [search] (or --chip-table); its
+    /// column compares with the first.
     #[arg(long, value_name = "MODES")]
     pub model_modes: Option<String>,
+    /// With --solver: the chip's table mode (one of --model-modes' names without child
+    /// counts) instead of swim.toml [search]'s; its twin, the model it must equal, searches
+    /// with the same.
+    #[arg(long, value_name = "MODE")]
+    pub chip_table: Option<String>,
 }
 
 /// Cycle statistics of one group of positions.
@@ -184,6 +189,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             chip_nodes: args.chip_nodes,
             chip_sample: args.chip_sample,
             model_modes: args.model_modes.clone(),
+            chip_table: args.chip_table.clone(),
         });
     }
     let mhz = match args.mhz {

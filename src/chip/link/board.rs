@@ -22,6 +22,19 @@ use crate::solver::values::Value;
 use crate::solver::zobrist::Keys;
 use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk};
 
+/// Whether the board's chip takes the geometry `config` ([`chip_takes`]): its link's
+/// BEGIN asks for no hand superiority yet.
+fn board_takes(built: Config, config: Config) -> Result<(), String> {
+    if config.hand_superiority {
+        return Err(
+            "the board's link searches without hand superiority (its BEGIN has no flag for \
+             it yet): set hand_superiority = false in swim.toml [search]"
+                .to_string(),
+        );
+    }
+    chip_takes(built, config)
+}
+
 /// The largest plies-left a request carries (the chip's 10-bit ports).
 const MAX_LEFT: u32 = 1023;
 
@@ -69,7 +82,7 @@ impl<T: Transport> BoardSearcher<T> {
             depth_free: false,
             child_counts: false,
         };
-        chip_takes(built, config).map_err(|why| format!("the board's chip: {why}"))?;
+        board_takes(built, config).map_err(|why| format!("the board's chip: {why}"))?;
         // A PROGRESS frame (20 bytes) at most every twentieth of the line's time.
         let frame_cycles = link.transport().bit_time().as_secs_f64() * 200.0 * clock_hz;
         let progress_log2 = (frame_cycles * 20.0).log2().ceil().clamp(8.0, 31.0) as u8;
@@ -318,7 +331,7 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
 
 impl<T: Transport> OnChip for BoardSearcher<T> {
     fn set_config(&mut self, config: Config) -> Result<(), String> {
-        chip_takes(self.built, config)?;
+        board_takes(self.built, config)?;
         self.config = config;
         Ok(())
     }

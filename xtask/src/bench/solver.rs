@@ -178,6 +178,8 @@ pub struct Options {
     pub chip_sample: usize,
     /// The model's table modes, each a row of its own (`--model-modes`).
     pub model_modes: Option<String>,
+    /// The chip's table mode instead of swim.toml's (`--chip-table`).
+    pub chip_table: Option<String>,
 }
 
 /// A mode of the model (docs/search.md, "The pieces table", "Child counts"): its name in
@@ -253,9 +255,9 @@ pub fn parse_modes(text: Option<&str>) -> Result<Vec<Mode>> {
 }
 
 impl Mode {
-    /// Whether the chip searches this mode: no hand superiority, no child counts.
+    /// Whether the chip searches this mode: no child counts.
     pub fn on_chip(&self) -> bool {
-        !self.hand_superiority && !self.child_counts
+        !self.child_counts
     }
 }
 
@@ -294,7 +296,23 @@ pub fn run(opts: &Options) -> Result<()> {
         solvers.push(crate::solve::model(config, Some(opts.tt_entries))?);
     }
     let project = tsume::project::manifest::Manifest::load(&util::project_root())?;
-    let chip_config = project.search()?;
+    let built = project.search()?;
+    let mut chip_config = built;
+    if let Some(name) = &opts.chip_table {
+        let mode = parse_modes(Some(name))
+            .map_err(|e| Failure::error(2, format!("--chip-table {name}: {e}")))?[0];
+        if !mode.on_chip() || name.contains(',') {
+            return Err(Failure::error(
+                2,
+                format!(
+                    "--chip-table {name}: one mode without child counts (the chip starts \
+                     every new child at (1, 1))"
+                ),
+            ));
+        }
+        chip_config.hand_superiority = mode.hand_superiority;
+        chip_config.depth_free = mode.depth_free;
+    }
     let mhz = project.clock_mhz(None)?;
     let runtime: SpadeRuntime;
     let mut chip = None;
@@ -305,7 +323,11 @@ pub fn run(opts: &Options) -> Result<()> {
             crate::simulator::open_top::<SolverTop>(&runtime, None, "solver_top", "bench")?;
         chip_model_time = Some(took);
         chip = Some(ChipBench {
-            chip: ChipSearcher::new(top, chip_config),
+            chip: {
+                let mut c = ChipSearcher::new(top, built);
+                c.set_config(chip_config).map_err(anyhow::Error::msg)?;
+                c
+            },
             twin: Solver::new(chip_config),
             limit: opts.nodes.min(opts.chip_nodes),
             sample: opts.chip_sample,

@@ -130,7 +130,7 @@ pub struct SolveArgs {
     pub max_plies: Option<usize>,
     /// The table (docs/search.md): plies (keyed by plies left), hands (hand_superiority),
     /// depth (depth_free, swim.toml's default), pieces (both), counts (plies with
-    /// child_counts) or pieces-counts; the chip takes plies and depth.
+    /// child_counts) or pieces-counts; the chip takes all but the counts.
     #[arg(long, value_name = "MODE")]
     pub table: Option<String>,
 }
@@ -146,8 +146,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             return Err(Failure::error(
                 2,
                 format!(
-                    "--table {name}: the chip has the plies and depth tables only; add \
-                     `--engine model`"
+                    "--table {name}: the chip starts every new child at (1, 1) (no child \
+                     counts); add `--engine model`"
                 ),
             ));
         }
