@@ -32,6 +32,9 @@ use tsume::solver::{Config, Limits, Root, SearchResult, solve_on};
 const POSITIONS: usize = 30;
 /// The node limit of a suite problem.
 const SUITE_NODES: u64 = 3_000;
+/// With hand superiority: suite problems and random positions per default run.
+const HS_PROBLEMS: usize = 12;
+const HS_POSITIONS: usize = 10;
 
 type Board<'ctx> = BoardSearcher<SimUart<'ctx, SolverLinkTop<'ctx>>>;
 
@@ -60,11 +63,17 @@ struct Pair<'ctx> {
 
 impl<'ctx> Pair<'ctx> {
     fn new(runtime: &'ctx SpadeRuntime) -> Pair<'ctx> {
-        let config = common::search_config();
+        Pair::with_config(runtime, common::search_config())
+    }
+
+    /// Both searching with `config`, a geometry and table mode the chip takes.
+    fn with_config(runtime: &'ctx SpadeRuntime, config: Config) -> Pair<'ctx> {
         let chip = SolverChip::new(runtime, None).expect("the solver_top model");
+        let mut chip = ChipSearcher::new(chip, common::search_config());
+        chip.set_config(config).expect("a mode the chip takes");
         Pair {
             board: board(runtime, config),
-            chip: ChipSearcher::new(chip, config),
+            chip,
         }
     }
 
@@ -152,6 +161,39 @@ fn the_board_solves_the_suite_and_random_positions_as_solver_top() {
     }
 }
 
+/// With hand superiority (BEGIN's rule, LOOKUP's hand): the suite's first problems and
+/// random positions as on `solver_top`.
+#[test]
+fn the_board_solves_with_hand_superiority_as_solver_top() {
+    let runtime = common::runtime();
+    let config = Config {
+        hand_superiority: true,
+        depth_free: true,
+        ..common::search_config()
+    };
+    let mut pair = Pair::with_config(&runtime, config);
+    let mut failures = Vec::new();
+    let problems = common::suite()
+        .into_iter()
+        .filter(|(p, _)| p.solve_only.is_none());
+    for (p, pos) in problems.take(HS_PROBLEMS) {
+        if let Err(e) = pair.solve(&p.id, &pos, limits(SUITE_NODES, true, Root::Attacker)) {
+            failures.push(e);
+        }
+    }
+    let seed = seed_from_env();
+    let mut g = TsumeGenerator::new(seed ^ 0x4a5d);
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x4a5d);
+    for i in 0..common::random_count(HS_POSITIONS) {
+        let pos = g.next_position(PositionKind::Any);
+        let lim = limits(rng.random_range(0..400), rng.random_bool(0.5), Root::Auto);
+        if let Err(e) = pair.solve(&format!("random position {i}"), &pos, lim) {
+            failures.push(e);
+        }
+    }
+    common::assert_no_failures(&failures, "hand superiority differs on the board", seed);
+}
+
 /// The next frame, within a generous time.
 fn next<'c>(link: &mut LinkDriver<SimUart<'c, SolverLinkTop<'c>>>) -> Response {
     link.receive(Duration::from_millis(50))
@@ -194,8 +236,20 @@ fn the_board_recovers_from_bad_and_mistimed_frames() {
         table_bits: 40,
         max_children: 1,
         depth_free: false,
+        hand_superiority: false,
+        attacker_white: false,
+        complete: 0,
     };
     link.send(&Request::Search(too_big)).unwrap();
+    assert_eq!(error_of(next(&mut link)), ErrorCode::BadArgument);
+    // A BEGIN flag beyond bit 2, and a LOOKUP's hand beyond 21 bits, are BAD_ARGUMENT.
+    let flagged = tsume::chip::link::Frame::new(0x09, [1, 1, 0, 8, 0]).encode();
+    link.send_raw(&flagged).unwrap();
+    assert_eq!(error_of(next(&mut link)), ErrorCode::BadArgument);
+    let mut hand = [0u8; 13];
+    hand[12] = 0x20;
+    link.send_raw(&tsume::chip::link::Frame::new(0x0b, hand).encode())
+        .unwrap();
     assert_eq!(error_of(next(&mut link)), ErrorCode::BadArgument);
     // A bad CRC and a wrong length are answered and nothing is done.
     let mut bad = Request::Search(SearchRequest::Info).frame().encode();
@@ -212,6 +266,9 @@ fn the_board_recovers_from_bad_and_mistimed_frames() {
         table_bits: common::search_config().tt_index_bits as u8,
         max_children: common::search_config().max_children as u16,
         depth_free: common::search_config().depth_free,
+        hand_superiority: false,
+        attacker_white: false,
+        complete: 0,
     };
     link.send(&Request::Search(begin)).unwrap();
     assert_eq!(next(&mut link), Response::Search(SearchAnswer::Cleared));

@@ -17,23 +17,11 @@ use super::search::{Done, Geometry, SearchAnswer, SearchRequest};
 use crate::bus;
 use crate::chip::solver::{Cycles, OnChip, Walked, chip_takes, ended};
 use crate::position::Position;
+use crate::solver::hands::KeyRule;
 use crate::solver::table::Found;
 use crate::solver::values::Value;
 use crate::solver::zobrist::Keys;
 use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk};
-
-/// Whether the board's chip takes the geometry `config` ([`chip_takes`]): its link's
-/// BEGIN asks for no hand superiority yet.
-fn board_takes(built: Config, config: Config) -> Result<(), String> {
-    if config.hand_superiority {
-        return Err(
-            "the board's link searches without hand superiority (its BEGIN has no flag for \
-             it yet): set hand_superiority = false in swim.toml [search]"
-                .to_string(),
-        );
-    }
-    chip_takes(built, config)
-}
 
 /// The largest plies-left a request carries (the chip's 10-bit ports).
 const MAX_LEFT: u32 = 1023;
@@ -53,6 +41,9 @@ pub struct BoardSearcher<T> {
     cycles: Cycles,
     walked: Walked,
     root_n: u16,
+    /// A solve has begun and its BEGIN is still to send: with the first root, whose table
+    /// key's rule it carries.
+    begin_pending: bool,
 }
 
 fn engine(what: &str, e: impl std::fmt::Display) -> Reason {
@@ -82,7 +73,7 @@ impl<T: Transport> BoardSearcher<T> {
             depth_free: false,
             child_counts: false,
         };
-        board_takes(built, config).map_err(|why| format!("the board's chip: {why}"))?;
+        chip_takes(built, config).map_err(|why| format!("the board's chip: {why}"))?;
         // A PROGRESS frame (20 bytes) at most every twentieth of the line's time.
         let frame_cycles = link.transport().bit_time().as_secs_f64() * 200.0 * clock_hz;
         let progress_log2 = (frame_cycles * 20.0).log2().ceil().clamp(8.0, 31.0) as u8;
@@ -99,6 +90,7 @@ impl<T: Transport> BoardSearcher<T> {
             cycles: Cycles::default(),
             walked: Walked::default(),
             root_n: 0,
+            begin_pending: false,
         })
     }
 
@@ -146,6 +138,27 @@ impl<T: Transport> BoardSearcher<T> {
     }
 
     /// POSITION of `board`, and its HASH checked against the model's.
+    /// The solve's BEGIN if it is still to send, with the table key's rule of its root
+    /// `board` as a node of `kind` (the table emptied, the counters zeroed).
+    fn begin_with(&mut self, board: &Board, kind: Kind) -> Result<(), Reason> {
+        if !self.begin_pending {
+            return Ok(());
+        }
+        let rule = KeyRule::of(&self.config, board, kind);
+        let begin = SearchRequest::Begin {
+            table_bits: self.config.tt_index_bits as u8,
+            max_children: self.config.max_children as u16,
+            depth_free: self.config.depth_free,
+            hand_superiority: rule.hand_superiority,
+            attacker_white: rule.attacker == rsshogi::types::Color::WHITE,
+            complete: rule.complete_mask(),
+        };
+        self.send("BEGIN", begin)?;
+        self.expect("CLEARED", |a| (a == SearchAnswer::Cleared).then_some(()))?;
+        self.begin_pending = false;
+        Ok(())
+    }
+
     fn position(&mut self, board: &Board) -> Result<(), Reason> {
         let pos = Position::from_inner_unchecked(board.clone_compact());
         self.send("POSITION", SearchRequest::position(&pos))?;
@@ -221,13 +234,8 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
     }
 
     fn begin(&mut self) -> Result<(), Reason> {
-        let begin = SearchRequest::Begin {
-            table_bits: self.config.tt_index_bits as u8,
-            max_children: self.config.max_children as u16,
-            depth_free: self.config.depth_free,
-        };
-        self.send("BEGIN", begin)?;
-        self.expect("CLEARED", |a| (a == SearchAnswer::Cleared).then_some(()))?;
+        // BEGIN goes with the first root: it carries the table key's rule, the root's.
+        self.begin_pending = true;
         self.counters = Counters::default();
         self.cycles = Cycles::default();
         Ok(())
@@ -240,6 +248,7 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
         plies: u32,
         node_limit: u64,
     ) -> Result<Value, Reason> {
+        self.begin_with(board, kind)?;
         self.position(board)?;
         let stopped = self.stopped();
         let request = SearchRequest::Search {
@@ -284,7 +293,27 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
     }
 
     fn lookup_at(&mut self, key: u64, left: u16) -> Result<Option<Found>, Reason> {
-        self.send("LOOKUP", SearchRequest::Lookup { key, left })?;
+        self.send("LOOKUP", SearchRequest::Lookup { key, left, hand: 0 })?;
+        self.expect("FOUND", |a| match a {
+            SearchAnswer::Found(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    fn lookup_node(
+        &mut self,
+        board: &Board,
+        kind: Kind,
+        hash: u64,
+        left: u32,
+    ) -> Result<Option<Found>, Reason> {
+        let probe = KeyRule::of(&self.config, board, kind).probe(board, hash, left);
+        let lookup = SearchRequest::Lookup {
+            key: probe.key,
+            left: probe.left.min(u32::from(u16::MAX)) as u16,
+            hand: bus::pack_hand(probe.hand) as u32,
+        };
+        self.send("LOOKUP", lookup)?;
         self.expect("FOUND", |a| match a {
             SearchAnswer::Found(f) => Some(f),
             _ => None,
@@ -292,6 +321,7 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
     }
 
     fn walk(&mut self, board: &Board, kind: Kind, left: u32) -> Result<Option<Walk>, Reason> {
+        self.begin_with(board, kind)?;
         self.position(board)?;
         let walk = SearchRequest::Walk {
             left: left.min(MAX_LEFT) as u16,
@@ -331,7 +361,7 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
 
 impl<T: Transport> OnChip for BoardSearcher<T> {
     fn set_config(&mut self, config: Config) -> Result<(), String> {
-        board_takes(self.built, config)?;
+        chip_takes(self.built, config)?;
         self.config = config;
         Ok(())
     }

@@ -20,7 +20,7 @@ pub const WORD_BYTES: usize = 6;
 /// (`link_top`), [`SOLVER_PROTOCOL_VERSION`] with the search's requests too.
 pub const PROTOCOL_VERSION: u8 = 1;
 /// Version byte of the STATUS frame of the solver behind the link (`solver_link_top`).
-pub const SOLVER_PROTOCOL_VERSION: u8 = 2;
+pub const SOLVER_PROTOCOL_VERSION: u8 = 3;
 
 /// Frame types. Requests (host to chip) have bit 7 clear, responses have it set.
 pub mod kind {

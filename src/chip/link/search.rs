@@ -69,12 +69,19 @@ pub enum SearchRequest {
         max_children: u16,
         /// The table's mode: depth-free entries, else keyed by plies left.
         depth_free: bool,
+        /// Hand superiority, with the table key's rule: the attacker's colour and the
+        /// complete kinds (bit k - 1 for hand kind k), fixed for the solve.
+        hand_superiority: bool,
+        attacker_white: bool,
+        complete: u8,
     },
     Child(u16),
-    /// A table read at a key with the node's plies left (read by depth-free entries).
+    /// A table read at a key with the node's plies left (read by depth-free entries) and
+    /// the attacker's hand (packed, [`bus::pack_hand`]; read with hand superiority).
     Lookup {
         key: u64,
         left: u16,
+        hand: u32,
     },
     Walk {
         left: u16,
@@ -115,16 +122,25 @@ impl SearchRequest {
                 table_bits,
                 max_children,
                 depth_free,
+                hand_superiority,
+                attacker_white,
+                complete,
             } => {
                 let mut p = vec![*table_bits];
                 p.extend_from_slice(&max_children.to_le_bytes());
-                p.push(u8::from(*depth_free));
+                p.push(
+                    u8::from(*depth_free)
+                        | u8::from(*hand_superiority) << 1
+                        | u8::from(*attacker_white) << 2,
+                );
+                p.push(*complete);
                 Frame::new(kind::BEGIN, p)
             }
             SearchRequest::Child(index) => Frame::new(kind::CHILD, index.to_le_bytes()),
-            SearchRequest::Lookup { key, left } => {
+            SearchRequest::Lookup { key, left, hand } => {
                 let mut p = key.to_le_bytes().to_vec();
                 p.extend_from_slice(&left.to_le_bytes());
+                p.extend_from_slice(&hand.to_le_bytes()[..3]);
                 Frame::new(kind::LOOKUP, p)
             }
             SearchRequest::Walk { left, and_node } => {
@@ -340,14 +356,21 @@ mod tests {
             table_bits: 12,
             max_children: 300,
             depth_free: true,
+            hand_superiority: true,
+            attacker_white: true,
+            complete: 0x7f,
         };
-        assert_eq!(b.frame().payload, [12, 0x2c, 0x01, 1]);
+        assert_eq!(b.frame().payload, [12, 0x2c, 0x01, 7, 0x7f]);
         assert_eq!(SearchRequest::Child(5).frame().payload, [5, 0]);
         let l = SearchRequest::Lookup {
             key: 0x0102_0304_0506_0708,
             left: 0x0203,
+            hand: 0x1a_0b0c,
         };
-        assert_eq!(l.frame().payload, [8, 7, 6, 5, 4, 3, 2, 1, 3, 2]);
+        assert_eq!(
+            l.frame().payload,
+            [8, 7, 6, 5, 4, 3, 2, 1, 3, 2, 0x0c, 0x0b, 0x1a]
+        );
     }
 
     #[test]
