@@ -62,8 +62,8 @@ impl<'ctx> Twins<'ctx> {
         let mut model = Solver::new(config);
         let stores = config.hand_superiority;
         if stores {
-            chip.log_stores();
-            model.log_stores();
+            chip.stores().start();
+            model.stores().start();
         }
         Twins {
             chip,
@@ -76,7 +76,8 @@ impl<'ctx> Twins<'ctx> {
     fn solve(&mut self, what: &str, pos: &Position, limits: Limits) -> Result<Outcome, String> {
         let want = self.model.solve(pos, limits);
         let got = solve_on(&mut self.chip, pos, limits);
-        let (chip_stores, model_stores) = (self.chip.take_stores(), self.model.take_stores());
+        let chip_stores = self.chip.stores().take();
+        let model_stores = self.model.stores().take();
         if self.stores && chip_stores != model_stores {
             let i = chip_stores
                 .iter()

@@ -19,7 +19,7 @@ use crate::position::Position;
 use crate::solver::hands::{self, Hand, KeyRule};
 use crate::solver::table::Found;
 use crate::solver::values::Value;
-use crate::solver::{Config, Counters, Kind, Reason, Searcher, StoreRecord, Walk};
+use crate::solver::{Config, Counters, Kind, Reason, Searcher, StoreLog, StoreRecord, Walk};
 
 /// The search on chip (`solver_top`).
 #[spade(src = "hdl/search/solver_top.spade", name = "solver_top")]
@@ -151,8 +151,8 @@ pub struct ChipSearcher<'ctx> {
     config: Config,
     stop: Option<Arc<AtomicBool>>,
     walked: Walked,
-    /// The stores of the searches since [`ChipSearcher::log_stores`], if asked for.
-    store_log: Option<Vec<StoreRecord>>,
+    /// The stores of the searches, if asked for.
+    store_log: StoreLog,
 }
 
 /// What the chip's walks of the mating line did, since the searcher was made (or, with
@@ -189,22 +189,14 @@ impl<'ctx> ChipSearcher<'ctx> {
             config,
             stop: None,
             walked: Walked::default(),
-            store_log: None,
+            store_log: StoreLog::default(),
         }
     }
 
-    /// Logs every table store of the searches from now on, as the model's
-    /// [`crate::solver::Solver::log_stores`] does ([`ChipSearcher::take_stores`]).
-    pub fn log_stores(&mut self) {
-        self.store_log = Some(Vec::new());
-    }
-
-    /// The stores logged since the last call (none unless [`ChipSearcher::log_stores`]).
-    pub fn take_stores(&mut self) -> Vec<StoreRecord> {
-        self.store_log
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+    /// The log of the table stores of its searches (off until started), as the model's
+    /// [`crate::solver::Solver::stores`].
+    pub fn stores(&mut self) -> &mut StoreLog {
+        &mut self.store_log
     }
 
     /// Searches from the next solve on with the geometry `config`, which the chip must
@@ -267,29 +259,6 @@ impl<'ctx> ChipSearcher<'ctx> {
         m.hand_superiority = u8::from(rule.hand_superiority);
         m.attacker_white = u8::from(rule.attacker == rsshogi::types::Color::WHITE);
         m.complete = rule.complete_mask();
-    }
-
-    /// A table read at `key` with `left` plies left and the attacker's hand `hand`, not
-    /// counted.
-    fn lookup_with(&mut self, key: u64, left: u16, hand: &Hand) -> Result<Option<Found>, Reason> {
-        self.wait("table", |m| m.tt_ready == 1)?;
-        self.pulse(
-            |m| {
-                m.lookup = 1;
-                m.key = key;
-                m.lookup_left = left;
-                m.lookup_hand = bus::pack_hand(*hand) as u32;
-            },
-            |m| m.lookup = 0,
-        );
-        self.wait("a lookup's answer", |m| m.a_valid == 1)?;
-        let m = self.chip.model();
-        Ok((m.a_found == 1).then_some(Found {
-            pn: m.a_pn,
-            dn: m.a_dn,
-            len: m.a_len,
-            bounded: m.a_bounded == 1,
-        }))
     }
 
     fn pulse(&mut self, set: impl FnOnce(&mut SolverTop), unset: impl FnOnce(&mut SolverTop)) {
@@ -396,7 +365,7 @@ impl Searcher for ChipSearcher<'_> {
             self.chip.tick();
             cycles += 1;
             let m = self.chip.model();
-            if let Some(log) = self.store_log.as_mut()
+            if let Some(log) = self.store_log.sink()
                 && m.st_valid == 1
             {
                 log.push(StoreRecord {
@@ -438,22 +407,28 @@ impl Searcher for ChipSearcher<'_> {
     }
 
     fn lookup_at(&mut self, key: u64, left: u16) -> Result<Option<Found>, Reason> {
-        self.lookup_with(key, left, &hands::EMPTY)
+        self.lookup_hand(key, left, &hands::EMPTY)
     }
 
-    fn lookup_node(
-        &mut self,
-        board: &Board,
-        kind: Kind,
-        hash: u64,
-        left: u32,
-    ) -> Result<Option<Found>, Reason> {
-        let probe = KeyRule::of(&self.config, board, kind).probe(board, hash, left);
-        self.lookup_with(
-            probe.key,
-            probe.left.min(u32::from(u16::MAX)) as u16,
-            &probe.hand,
-        )
+    fn lookup_hand(&mut self, key: u64, left: u16, hand: &Hand) -> Result<Option<Found>, Reason> {
+        self.wait("table", |m| m.tt_ready == 1)?;
+        self.pulse(
+            |m| {
+                m.lookup = 1;
+                m.key = key;
+                m.lookup_left = left;
+                m.lookup_hand = bus::pack_hand(*hand) as u32;
+            },
+            |m| m.lookup = 0,
+        );
+        self.wait("a lookup's answer", |m| m.a_valid == 1)?;
+        let m = self.chip.model();
+        Ok((m.a_found == 1).then_some(Found {
+            pn: m.a_pn,
+            dn: m.a_dn,
+            len: m.a_len,
+            bounded: m.a_bounded == 1,
+        }))
     }
 
     fn walk(&mut self, board: &Board, kind: Kind, left: u32) -> Result<Option<Walk>, Reason> {

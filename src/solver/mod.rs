@@ -46,7 +46,7 @@ use rsshogi::types::Move;
 
 use crate::position::Position;
 use machine::{Machine, Memory};
-use pieces::PieceTable;
+use pieces::{PieceTable, Probe};
 use table::Table;
 
 /// One table store of a search, as the tests log them (the model's and the chip's must be
@@ -62,6 +62,27 @@ pub struct StoreRecord {
     pub bounded: bool,
     pub left: u32,
     pub hand: hands::Hand,
+}
+
+/// The table stores of searches, logged once asked for ([`StoreLog::start`]).
+#[derive(Debug, Default)]
+pub struct StoreLog(Option<Vec<StoreRecord>>);
+
+impl StoreLog {
+    /// Logs every store from now on.
+    pub fn start(&mut self) {
+        self.0 = Some(Vec::new());
+    }
+
+    /// The stores logged since the last call (none unless started).
+    pub fn take(&mut self) -> Vec<StoreRecord> {
+        self.0.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Where a store goes while logging.
+    pub fn sink(&mut self) -> Option<&mut Vec<StoreRecord>> {
+        self.0.as_mut()
+    }
 }
 
 /// The counters of a solve, summed over its searches (the line's included).
@@ -187,10 +208,21 @@ pub trait Searcher {
         let _ = left;
         self.lookup(key)
     }
+    /// A table read at `key` with the node's plies left and its attacker's hand (read
+    /// with hand superiority), not counted: by default [`Searcher::lookup_at`].
+    fn lookup_hand(
+        &mut self,
+        key: u64,
+        left: u16,
+        hand: &hands::Hand,
+    ) -> Result<Option<table::Found>, Reason> {
+        let _ = hand;
+        self.lookup_at(key, left)
+    }
     /// The line's read of the node `board` of `kind` (position hash `hash`) with `left`
-    /// plies left, not counted: by default [`Searcher::lookup_at`] with the table key of
-    /// docs/search.md (the hash alone with `depth_free`); the model's pieces table reads
-    /// it with the node's hand.
+    /// plies left, not counted: [`Searcher::lookup_hand`] with the node's table key and
+    /// attacker's hand under the solve's rule (docs/search.md: the hash and the plies
+    /// left, the hash alone with `depth_free`, the hands out with `hand_superiority`).
     fn lookup_node(
         &mut self,
         board: &rsshogi::board::Position,
@@ -198,13 +230,9 @@ pub trait Searcher {
         hash: u64,
         left: u32,
     ) -> Result<Option<table::Found>, Reason> {
-        let _ = (board, kind);
-        let key = if self.config().depth_free {
-            hash
-        } else {
-            zobrist::Keys::get().table_key(hash, left)
-        };
-        self.lookup_at(key, left.min(u32::from(u16::MAX)) as u16)
+        let probe = hands::KeyRule::of(&self.config(), board, kind).probe(board, hash, left);
+        let left = probe.left.min(u32::from(u16::MAX)) as u16;
+        self.lookup_hand(probe.key, left, &probe.hand)
     }
     /// The counters of the solve so far.
     fn counters(&self) -> Counters;
@@ -313,8 +341,8 @@ pub struct Solver {
     stop: Option<Arc<AtomicBool>>,
     /// The root's children after the last search.
     root: Vec<machine::Child>,
-    /// The stores of the searches since [`Solver::log_stores`], if asked for.
-    store_log: Option<Vec<StoreRecord>>,
+    /// The stores of the searches, if asked for.
+    store_log: StoreLog,
 }
 
 impl Solver {
@@ -340,21 +368,13 @@ impl Solver {
             counters: Counters::default(),
             stop: None,
             root: Vec::new(),
-            store_log: None,
+            store_log: StoreLog::default(),
         })
     }
 
-    /// Logs every table store of the searches from now on ([`Solver::take_stores`]).
-    pub fn log_stores(&mut self) {
-        self.store_log = Some(Vec::new());
-    }
-
-    /// The stores logged since the last call (none unless [`Solver::log_stores`]).
-    pub fn take_stores(&mut self) -> Vec<StoreRecord> {
-        self.store_log
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+    /// The log of the table stores of its searches (off until started).
+    pub fn stores(&mut self) -> &mut StoreLog {
+        &mut self.store_log
     }
 
     /// A flag another thread may set to end the solves that follow before their next move
@@ -403,7 +423,7 @@ impl Searcher for Solver {
         };
         let mut machine = Machine::with_memory(self.config, memory, &mut self.counters, node_limit)
             .with_stop(self.stop.as_deref())
-            .with_store_log(self.store_log.as_mut());
+            .with_store_log(self.store_log.sink());
         let value = machine.run(board, kind, plies);
         self.root.clear();
         self.root.extend_from_slice(machine.root_children());
@@ -422,17 +442,20 @@ impl Searcher for Solver {
         })
     }
 
-    fn lookup_node(
+    fn lookup_hand(
         &mut self,
-        board: &rsshogi::board::Position,
-        kind: Kind,
-        hash: u64,
-        left: u32,
+        key: u64,
+        left: u16,
+        hand: &hands::Hand,
     ) -> Result<Option<table::Found>, Reason> {
         let Tables::Pieces(t) = &self.table else {
-            return self.lookup(zobrist::Keys::get().table_key(hash, left));
+            return self.lookup(key);
         };
-        let probe = hands::KeyRule::of(&self.config, board, kind).probe(board, hash, left);
+        let probe = Probe {
+            key,
+            hand: *hand,
+            left: u32::from(left),
+        };
         Ok(t.lookup(probe).map(|f| table::Found {
             pn: f.pn,
             dn: f.dn,

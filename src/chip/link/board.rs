@@ -293,27 +293,17 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
     }
 
     fn lookup_at(&mut self, key: u64, left: u16) -> Result<Option<Found>, Reason> {
-        self.send("LOOKUP", SearchRequest::Lookup { key, left, hand: 0 })?;
-        self.expect("FOUND", |a| match a {
-            SearchAnswer::Found(f) => Some(f),
-            _ => None,
-        })
+        self.lookup_hand(key, left, &crate::solver::hands::EMPTY)
     }
 
-    fn lookup_node(
+    fn lookup_hand(
         &mut self,
-        board: &Board,
-        kind: Kind,
-        hash: u64,
-        left: u32,
+        key: u64,
+        left: u16,
+        hand: &crate::solver::hands::Hand,
     ) -> Result<Option<Found>, Reason> {
-        let probe = KeyRule::of(&self.config, board, kind).probe(board, hash, left);
-        let lookup = SearchRequest::Lookup {
-            key: probe.key,
-            left: probe.left.min(u32::from(u16::MAX)) as u16,
-            hand: bus::pack_hand(probe.hand) as u32,
-        };
-        self.send("LOOKUP", lookup)?;
+        let hand = bus::pack_hand(*hand) as u32;
+        self.send("LOOKUP", SearchRequest::Lookup { key, left, hand })?;
         self.expect("FOUND", |a| match a {
             SearchAnswer::Found(f) => Some(f),
             _ => None,
