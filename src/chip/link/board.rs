@@ -12,7 +12,7 @@ use rsshogi::board::Position as Board;
 use rsshogi::types::Move;
 
 use super::driver::{LinkDriver, Transport};
-use super::protocol::{ErrorCode, LinkError, Request, Response};
+use super::protocol::{ErrorCode, LinkError, Request, Response, SOLVER_PROTOCOL_VERSION};
 use super::search::{Done, Geometry, SearchAnswer, SearchRequest};
 use crate::bus;
 use crate::chip::solver::{Cycles, OnChip, Walked, chip_takes, ended};
@@ -51,13 +51,23 @@ fn engine(what: &str, e: impl std::fmt::Display) -> Reason {
 }
 
 impl<T: Transport> BoardSearcher<T> {
-    /// The board behind `link`, clocked at `clock_hz`: asks its geometry (INFO) and checks
-    /// that it takes `config` ([`chip_takes`]).
+    /// The board behind `link`, clocked at `clock_hz`: checks that it speaks this host's
+    /// protocol (STATUS), asks its geometry (INFO) and checks that it takes `config`
+    /// ([`chip_takes`]).
     pub fn new(
         mut link: LinkDriver<T>,
         clock_hz: f64,
         config: Config,
     ) -> Result<BoardSearcher<T>, String> {
+        let version =
+            Self::version(&mut link).map_err(|e| format!("the board answers no STATUS: {e}"))?;
+        if version != SOLVER_PROTOCOL_VERSION {
+            return Err(format!(
+                "the board speaks protocol version {version}, this host \
+                 {SOLVER_PROTOCOL_VERSION}: its bitstream is not this project's solver; build \
+                 and load the current one (`cargo xtask bitstream`)"
+            ));
+        }
         let geometry = Self::info(&mut link).map_err(|e| {
             format!(
                 "the board answers no INFO ({e}): is its bitstream the solver's (`cargo xtask \
@@ -92,6 +102,22 @@ impl<T: Transport> BoardSearcher<T> {
             root_n: 0,
             begin_pending: false,
         })
+    }
+
+    /// The protocol version of the board's STATUS.
+    fn version(link: &mut LinkDriver<T>) -> Result<u8, LinkError> {
+        link.send(&Request::Status)?;
+        loop {
+            match link.receive(link.answer_timeout())? {
+                Some(Response::Status(s)) => return Ok(s.version),
+                Some(Response::Error { code, detail }) => {
+                    return Err(LinkError::Chip { code, detail });
+                }
+                // Frames of an earlier exchange.
+                Some(_) => continue,
+                None => return Err(LinkError::Timeout(link.answer_timeout(), "STATUS")),
+            }
+        }
     }
 
     fn info(link: &mut LinkDriver<T>) -> Result<Geometry, LinkError> {
