@@ -9,7 +9,6 @@ use crate::bus::pack_hand;
 use crate::chip::select::frame_peek_model;
 use crate::chip::{Chip, bus_model};
 use crate::position::Position;
-use crate::rsshogi::types::Color;
 use crate::solver::Kind;
 use crate::solver::hands::{EMPTY, Hand, KeyRule};
 use crate::solver::values::Pn;
@@ -103,7 +102,7 @@ impl ExpandChip<'_> {
         let m = self.model_mut();
         m.depth_free = u8::from(rule.depth_free);
         m.hand_superiority = u8::from(rule.hand_superiority);
-        m.attacker_white = u8::from(rule.attacker == Color::White);
+        m.attacker_white = u8::from(rule.attacker_white());
         m.complete = rule.complete_mask();
     }
 

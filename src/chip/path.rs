@@ -8,7 +8,6 @@ use marlin::spade::prelude::*;
 use crate::bus;
 use crate::chip::{Chip, bus_model};
 use crate::position::Position;
-use crate::rsshogi::types::Color;
 use crate::solver::hands::KeyRule;
 
 /// The position store with apply and undo, and the position hash (`path_top`).
@@ -79,7 +78,7 @@ impl PathChip<'_> {
     pub fn set_key_rule(&mut self, rule: &KeyRule) {
         let m = self.model_mut();
         m.hand_superiority = u8::from(rule.hand_superiority);
-        m.attacker_white = u8::from(rule.attacker == Color::White);
+        m.attacker_white = u8::from(rule.attacker_white());
         m.complete = rule.complete_mask();
     }
 

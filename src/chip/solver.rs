@@ -257,7 +257,7 @@ impl<'ctx> ChipSearcher<'ctx> {
         let rule = KeyRule::of(&self.config, board, kind);
         let m = self.chip.model_mut();
         m.hand_superiority = u8::from(rule.hand_superiority);
-        m.attacker_white = u8::from(rule.attacker == rsshogi::types::Color::WHITE);
+        m.attacker_white = u8::from(rule.attacker_white());
         m.complete = rule.complete_mask();
     }
 

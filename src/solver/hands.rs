@@ -203,6 +203,11 @@ impl KeyRule {
         k
     }
 
+    /// Whether the attacker is white, as the chip takes the attacker's colour.
+    pub fn attacker_white(&self) -> bool {
+        self.attacker == Color::WHITE
+    }
+
     /// The complete kinds as the chip takes them: bit k for hand kind k.
     pub fn complete_mask(&self) -> u8 {
         self.complete

@@ -176,7 +176,7 @@ impl<T: Transport> BoardSearcher<T> {
             max_children: self.config.max_children as u16,
             depth_free: self.config.depth_free,
             hand_superiority: rule.hand_superiority,
-            attacker_white: rule.attacker == rsshogi::types::Color::WHITE,
+            attacker_white: rule.attacker_white(),
             complete: rule.complete_mask(),
         };
         self.send("BEGIN", begin)?;
