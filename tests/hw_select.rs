@@ -1,8 +1,10 @@
 //! The search's child frames and SELECT on the simulated chip (`select_top`): on fresh
 //! random frames, the chip's scan must give exactly the model's [`select`] (node numbers,
 //! best child, second best number, and the returned value or the child's thresholds).
-//! Frames are drawn to hit the corners: 0, 1, INF, INF - 1, saturating sums, ties for the
-//! best and second, proven and disproven children, rep values and none, bounded; the
+//! Frames are drawn to hit the corners: 0, 1, INF, INF - 1, the frame's largest number
+//! (2^24 - 2: numbers above it are written to the chip as they are and given to the model
+//! as the frame keeps them, `Value::framed`), sums, ties for the best and second, proven
+//! and disproven children, lengths up to the frame's, rep values and none, bounded; the
 //! thresholds include INF and values at which the node returns. Several plies are written
 //! before they are scanned, so a frame that aliased another would show. Seed given on
 //! failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number of frames. Then the
@@ -30,7 +32,7 @@ use tsume::solver::machine::Machine;
 use tsume::solver::select::{Scan, Selection, select};
 use tsume::solver::solved::scan_pieces;
 use tsume::solver::table::Table;
-use tsume::solver::values::{INF, MAX_FINITE, Pn, past_second};
+use tsume::solver::values::{INF, MAX_FINITE, Pn, TABLE_MAX, past_second};
 use tsume::solver::values::{REP_NONE, Value};
 
 /// Frames per default run.
@@ -137,7 +139,7 @@ fn word(rng: &mut StdRng, squares: &[u16]) -> u16 {
 
 /// A number from the corners or from anywhere.
 fn number(rng: &mut StdRng) -> Pn {
-    match rng.random_range(0..12) {
+    match rng.random_range(0..13) {
         0 => 0,
         1 => 1,
         2 => INF,
@@ -147,15 +149,22 @@ fn number(rng: &mut StdRng) -> Pn {
         6 => (1 << 31) + rng.random_range(0..3) - 1,
         7 => MAX_FINITE / 2 + rng.random_range(0..3),
         8 => rng.random_range(1..1000),
+        9 => TABLE_MAX - 1 + rng.random_range(0..3),
         _ => rng.random(),
     }
 }
 
-/// A length: small, or at the top of its 16 bits.
-fn length(rng: &mut StdRng) -> u16 {
+/// The longest length a frame keeps: lengths are R bits, one wider than a ply index.
+fn length_top(max_plies: usize) -> u16 {
+    (2 * max_plies.next_power_of_two() - 1) as u16
+}
+
+/// A length: small, or at the top of what a frame keeps (`top`: a frame keeps lengths
+/// below 2^R, R one bit wider than a ply index).
+fn length(rng: &mut StdRng, top: u16) -> u16 {
     match rng.random_range(0..8) {
-        0 => u16::MAX,
-        1 => u16::MAX - 1,
+        0 => top,
+        1 => top - 1,
         2 => 0,
         _ => rng.random_range(1..40),
     }
@@ -171,14 +180,14 @@ fn rep(rng: &mut StdRng, palette: &[u16]) -> u16 {
 }
 
 /// One child's value. `palette`: numbers shared by the frame (ties); `reps`: its plies.
-fn child(rng: &mut StdRng, palette: &[Pn], reps: &[u16]) -> Value {
+fn child(rng: &mut StdRng, palette: &[Pn], reps: &[u16], top: u16) -> Value {
     let pick = |rng: &mut StdRng| palette[rng.random_range(0..palette.len())];
     match rng.random_range(0..20) {
         // Proven: (0, INF) with its length.
         0..=2 => Value {
             pn: 0,
             dn: INF,
-            len: length(rng),
+            len: length(rng, top),
             rep: REP_NONE,
             bounded: false,
         },
@@ -196,7 +205,7 @@ fn child(rng: &mut StdRng, palette: &[Pn], reps: &[u16]) -> Value {
         8 => Value {
             pn: number(rng),
             dn: number(rng),
-            len: length(rng),
+            len: length(rng, top),
             rep: rep(rng, reps),
             bounded: rng.random_bool(0.3),
         },
@@ -230,6 +239,7 @@ fn frame(rng: &mut StdRng, max_children: usize, max_plies: usize) -> Children {
         _ => rng.random_range(1..=12.min(max_children)),
     };
     let palette: Vec<Pn> = (0..rng.random_range(1..4)).map(|_| number(rng)).collect();
+    let top = length_top(max_plies);
     let reps: Vec<u16> = (0..rng.random_range(1..3))
         .map(|_| rng.random_range(0..max_plies as u16))
         .collect();
@@ -241,14 +251,14 @@ fn frame(rng: &mut StdRng, max_children: usize, max_plies: usize) -> Children {
     let style = rng.random_range(0..6);
     (0..n)
         .map(|_| {
-            let mut v = child(rng, &palette, &reps);
+            let mut v = child(rng, &palette, &reps, top);
             match style {
                 // All proven (AND proven) or all disproven (OR disproven), mostly.
                 0 if rng.random_bool(0.9) => {
                     v = Value {
                         pn: 0,
                         dn: INF,
-                        len: length(rng),
+                        len: length(rng, top),
                         ..Value::NEW
                     }
                 }
@@ -296,7 +306,7 @@ fn waits(frame: &Children) -> bool {
 }
 
 /// The cases a scan hits, counted over the run.
-fn cases(kind: Kind, frame: &Children, scan: &Scan) -> Vec<&'static str> {
+fn cases(kind: Kind, frame: &Children, scan: &Scan, len_top: u16) -> Vec<&'static str> {
     let children: Vec<Value> = frame.iter().map(|c| c.1).collect();
     let mut hit = vec![];
     if kind == Kind::And && waits(frame) {
@@ -331,7 +341,6 @@ fn cases(kind: Kind, frame: &Children, scan: &Scan) -> Vec<&'static str> {
         }
     }
     let key = |v: &Value| if or { v.pn } else { v.dn };
-    let other = |v: &Value| if or { v.dn } else { v.pn };
     let best = key(&children[scan.best]);
     if children.len() > 1 && scan.second == best {
         hit.push("tie for best");
@@ -346,8 +355,13 @@ fn cases(kind: Kind, frame: &Children, scan: &Scan) -> Vec<&'static str> {
         hit.push("tie for second");
     }
     let sum = if or { scan.dn } else { scan.pn };
-    if sum == MAX_FINITE && children.iter().all(|v| other(v) < MAX_FINITE) {
-        hit.push("sum saturated");
+    // A frame keeps numbers below 2^24 - 1, so its sums never saturate (128 children of
+    // 2^24 - 2 are below 2^31); its largest number is the corner.
+    if children
+        .iter()
+        .any(|v| v.pn == TABLE_MAX || v.dn == TABLE_MAX)
+    {
+        hit.push("a number at the frame's largest");
     }
     if sum == INF {
         hit.push("sum INF");
@@ -372,11 +386,13 @@ fn cases(kind: Kind, frame: &Children, scan: &Scan) -> Vec<&'static str> {
             hit.push("AND refuter: not bounded first");
         }
     }
+    // A frame keeps lengths below 2^R, so a proof's length never saturates its 16 bits;
+    // the frame's longest is the corner.
     if let Selection::Return(v) = scan.selection
         && v.pn == 0
-        && v.len == u16::MAX
+        && children.iter().any(|c| c.pn == 0 && c.len == len_top)
     {
-        hit.push("proof length saturated");
+        hit.push("a proof from the frame's longest length");
     }
     hit
 }
@@ -424,6 +440,8 @@ fn scans_equal_the_model() {
                 for (i, ((mv, v), (hand, change))) in children.iter().zip(&pieces).enumerate() {
                     chip.write_child(ply, i, *mv, v, hand, *change);
                 }
+                // The model scans what the frame keeps: the numbers as the table keeps them.
+                let children = children.into_iter().map(|(m, v)| (m, v.framed())).collect();
                 (ply, kind, children, pieces)
             })
             .collect();
@@ -469,7 +487,7 @@ fn scans_equal_the_model() {
                         *counts.entry(case).or_default() += 1;
                     }
                 }
-                for case in cases(*kind, children, &want) {
+                for case in cases(*kind, children, &want, length_top(plies)) {
                     *counts.entry(case).or_default() += 1;
                 }
             }
@@ -502,12 +520,12 @@ fn scans_equal_the_model() {
             "descend, second + an eighth + 1",
             "tie for best",
             "tie for second",
-            "sum saturated",
+            "a number at the frame's largest",
             "sum INF",
             "disproof with rep",
             "disproof bounded",
             "AND refuter: not bounded first",
-            "proof length saturated",
+            "a proof from the frame's longest length",
             "a drop waits its turn",
             "pieces: a count of 0 kept over a capture",
         ] {

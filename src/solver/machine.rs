@@ -428,7 +428,8 @@ impl<'a> Machine<'a> {
         super::solved::node_pieces(&self.board, &self.rule, frame.kind, v, &frame.children)
     }
 
-    /// Return: the move is taken back and the parent's frame takes the child's value.
+    /// Return: the move is taken back and the parent's frame takes the child's value, its
+    /// numbers as the frame keeps them ([`Value::framed`]).
     fn ascend(&mut self, mut v: Value, pieces: Hand) -> State {
         if v.dn == 0 && final_at(v.rep, self.depth) {
             v.rep = REP_NONE;
@@ -439,7 +440,7 @@ impl<'a> Machine<'a> {
         self.board
             .undo_move(child.mv)
             .expect("undo of the move just made");
-        child.value = v;
+        child.value = v.framed();
         child.pieces = pieces;
         State::Select
     }

@@ -91,6 +91,16 @@ impl Value {
         }
     }
 
+    /// The value as its parent's frame keeps it: pn and dn [`narrowed`], as the table keeps
+    /// them (the chip's frames hold them in 24 bits, `hdl/search/child_frames.spade`).
+    pub fn framed(self) -> Value {
+        Value {
+            pn: narrowed(self.pn),
+            dn: narrowed(self.dn),
+            ..self
+        }
+    }
+
     /// A position not yet expanded (not in the table): pn = dn = 1.
     pub const NEW: Value = Value {
         pn: 1,
@@ -149,5 +159,13 @@ mod tests {
         assert_eq!(past_second(INF, 0xf000_0000), MAX_FINITE);
         assert_eq!(share(10, 6, 2), 6);
         assert_eq!(share(INF, 6, 2), INF);
+    }
+
+    #[test]
+    fn a_frame_keeps_numbers_as_the_table() {
+        let v = Value::found(MAX_FINITE, INF, 7, false).framed();
+        assert_eq!((v.pn, v.dn, v.len), (TABLE_MAX, INF, 7));
+        let w = Value::found(TABLE_MAX - 1, TABLE_MAX + 1, 0, true).framed();
+        assert_eq!((w.pn, w.dn, w.bounded), (TABLE_MAX - 1, TABLE_MAX, true));
     }
 }
