@@ -174,7 +174,8 @@ pub fn synth_script(i: &SynthInputs, json: &Path, stat: &Path) -> String {
 /// and the host link, with registers between them. Each block's modules are flattened into it and
 /// its cells tagged, and so are each `blocks_of` unit's own cells (its pipeline registers and
 /// glue); the whole design is then flattened and optimised at word level (constants and unused
-/// logic cross block boundaries), and `submod` cuts it back into one module per tag, which
+/// logic cross block boundaries), and `submod` cuts it back into one module per tag (a
+/// block's memories, tagged too, collected into cells first so that they go with it), which
 /// `synth_ecp5 -noflatten` maps separately. What the blocks cannot share any more (bit-level
 /// constants found during mapping, logic merged across a boundary) makes their sum larger than the
 /// chip; the report gives both.
@@ -201,11 +202,15 @@ pub fn blocks_script(
         .chain(blocks_of.iter().map(|b| (tag(b), b.clone())));
     for (t, unit) in tagged {
         let _ = writeln!(s, "setattr -set submod \"{t}\" {}/t:*", select(&unit));
+        let _ = writeln!(s, "setattr -set submod \"{t}\" {}/m:*", select(&unit));
     }
     let _ = writeln!(s, "setattr -mod -unset keep_hierarchy *");
     let _ = writeln!(s, "flatten -noscopeinfo");
     s.push_str(&no_rw_check_lines(i.no_rw_check));
     let _ = writeln!(s, "opt");
+    // `submod` skips a module that still holds memories: each becomes one cell first,
+    // which takes its memory's tag.
+    let _ = writeln!(s, "memory_collect");
     let _ = writeln!(s, "submod");
     s.push_str(&synth_from_coarse(top, " -noflatten", "check", i.abc9, ""));
     let _ = writeln!(s, "tee -q -o {} stat -json", quoted(stat));
@@ -312,7 +317,10 @@ mod tests {
         let flat = synth_script(&inputs, Path::new("n.json"), Path::new("s.json"));
         assert!(flat.contains(line), "{flat}");
         let blocks = blocks_script(&inputs, &["link_top".to_string()], &[], Path::new("s.json"));
-        assert!(blocks.contains(&format!("{line}opt\nsubmod\n")), "{blocks}");
+        assert!(
+            blocks.contains(&format!("{line}opt\nmemory_collect\nsubmod\n")),
+            "{blocks}"
+        );
         let alone = alone_script("t", &[], &[], None, &marked, Path::new("n"), Path::new("s"));
         assert!(alone.contains(line), "{alone}");
         let inputs = SynthInputs {
@@ -532,5 +540,69 @@ mod tests {
         let totals = totals.unwrap_or_else(|e| panic!("{e:#}\n{log}"));
         assert_eq!(totals.ff, 8, "{totals:?}");
         assert!(totals.lut4 >= 8, "{totals:?}");
+    }
+
+    /// The per-block pass through yosys on a small design of Spade's shape (mangled module
+    /// names, a block RAM in one block): each block is a module of its own with its cells and
+    /// its memory (`submod` skips a module that holds memories, so without their collection
+    /// first the whole chip stays one row).
+    #[test]
+    fn the_blocks_pass_keeps_each_block_with_its_memory() {
+        if !crate::setup::fpga_tools_ready().unwrap() {
+            eprintln!(
+                "note: the_blocks_pass_keeps_each_block_with_its_memory skipped: the FPGA \
+                 tools are not installed (cargo xtask setup)"
+            );
+            return;
+        }
+        let root = Path::new("/tmp").join(format!("tsume-blocks-pass-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(
+            root.join("t.v"),
+            "module \\tsume::s::count  (input clk, input [8:0] x, output reg [8:0] y);\n\
+             \x20 always @(posedge clk) y <= x + 9'd3;\nendmodule\n\
+             module \\tsume::s::ram[4]  (input clk, input [8:0] a, output reg [17:0] q);\n\
+             \x20 reg [17:0] m [0:511];\n\
+             \x20 always @(posedge clk) begin m[a] <= {a, a}; q <= m[a ^ 9'h55]; end\n\
+             endmodule\n\
+             module board_top (input clk, input [8:0] x, output [17:0] q);\n\
+             \x20 wire [8:0] t;\n\
+             \x20 \\tsume::s::count  c0 (clk, x, t);\n\
+             \x20 \\tsume::s::ram[4]  r0 (clk, t, q);\nendmodule\n",
+        )
+        .unwrap();
+        let pll = pll_params(25.0, 75.0).unwrap();
+        let link = link_settings(75.0, 115_200, 2000).unwrap();
+        let sources = [PathBuf::from("t.v")];
+        let inputs = board_inputs(&sources, &pll, &link, &[]);
+        let units: Vec<(String, String)> = ["tsume::s::count", "tsume::s::ram[4]"]
+            .iter()
+            .map(|u| (super::super::netlist::tag(u), u.to_string()))
+            .collect();
+        let script = blocks_script(&inputs, &[], &units, Path::new("stat.json"));
+        std::fs::write(root.join("blocks.ys"), script).unwrap();
+        let mut cmd = yosys(&root, Path::new("blocks.ys"), true).unwrap();
+        let outcome = super::super::tools::tool_stage(
+            "yosys",
+            "the per-block pass of a small design",
+            &mut cmd,
+            &root.join("blocks.log"),
+        );
+        let rows =
+            outcome.and_then(|_| block_rows(&root.join("stat.json"), "board_top", &[], &units));
+        let log = std::fs::read_to_string(root.join("blocks.log")).unwrap_or_default();
+        std::fs::remove_dir_all(&root).ok();
+        let rows = rows.unwrap_or_else(|e| panic!("{e:#}\n{log}"));
+        let row = |name: &str| {
+            rows.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, r)| *r)
+                .unwrap_or_else(|| panic!("no row {name}: {rows:?}"))
+        };
+        let (count, ram) = (row("s::count"), row("s::ram[4]"));
+        assert_eq!((count.ff, count.bram), (9, 0), "{rows:?}");
+        assert!(count.lut4 > 0, "{rows:?}");
+        assert_eq!(ram.bram, 1, "{rows:?}");
+        assert_eq!(rows.len(), 2, "nothing left in the top: {rows:?}");
     }
 }
