@@ -65,7 +65,10 @@ impl Hierarchy {
 /// The blocks of the per-block table, as (tag, unit) pairs (the tag names the module
 /// `submod` makes): the units the first of `blocks_of` instantiates (the pipeline stages and
 /// the link), where an instance of a later `blocks_of` unit (the move generator) is replaced
-/// by that unit's own instances, in source order.
+/// by that unit's own instances, in source order. A unit that a block also instantiates (a
+/// helper such as a square's code look-up, used everywhere) is no row: tagging its module
+/// would take its instances out of every block that uses it; its cells stay with the unit
+/// that instantiates it.
 pub fn stage_units(hierarchy: &Hierarchy, blocks_of: &[String]) -> Result<Vec<(String, String)>> {
     let Some(outer) = blocks_of.first() else {
         bail!("swim.toml [fpga] blocks_of is empty: name the unit whose instances are the rows");
@@ -89,7 +92,31 @@ pub fn stage_units(hierarchy: &Hierarchy, blocks_of: &[String]) -> Result<Vec<(S
     }
     let mut units = Vec::new();
     walk(hierarchy, outer, &blocks_of[1..], &mut units);
-    Ok(units.into_iter().map(|unit| (tag(&unit), unit)).collect())
+    // Every module under the outer unit, and which of them instantiate which.
+    let mut under = vec![outer.clone()];
+    let mut i = 0;
+    while i < under.len() {
+        for (_, child) in hierarchy.instances.get(&under[i]).into_iter().flatten() {
+            if !under.contains(child) {
+                under.push(child.clone());
+            }
+        }
+        i += 1;
+    }
+    let shared = |unit: &String| {
+        under.iter().any(|m| {
+            !blocks_of.contains(m)
+                && hierarchy
+                    .instances
+                    .get(m)
+                    .is_some_and(|list| list.iter().any(|(_, c)| c == unit))
+        })
+    };
+    Ok(units
+        .into_iter()
+        .filter(|unit| !shared(unit))
+        .map(|unit| (tag(&unit), unit))
+        .collect())
 }
 
 /// A module-name-safe tag for a unit: `tsume::a::b` -> `a__b`.
@@ -397,6 +424,11 @@ mod tests {
                 "{block} is not a row: {units:?}"
             );
         }
+        // A square's code look-up is used by the store, EXPAND and the controller too.
+        assert!(
+            !units.iter().any(|u| u.ends_with("::code_at")),
+            "a shared helper is a row: {units:?}"
+        );
     }
 
     #[test]

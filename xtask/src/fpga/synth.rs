@@ -335,19 +335,24 @@ mod tests {
     fn hierarchy_and_blocks() {
         let verilog = "module \\tsume::a::f  (\n    input x\n);\nendmodule\n\
                        module \\tsume::b::g[12]  (\n);\nendmodule\n\
+                       module \\tsume::c::h  (\n);\n\
+                       \x20   \\tsume::b::g[12]  \\g_0 (.x(y));\nendmodule\n\
                        module link_top (\n);\n    logic y;\n\
                        \x20   \\tsume::a::f  \\f_0 (.x(y));\n\
                        \x20   \\tsume::b::g[12]  \\g_0 (.x(y));\n\
+                       \x20   \\tsume::c::h  \\h_0 (.x(y));\n\
                        \x20   \\tsume::a::f  \\f_1 (.x(y));\nendmodule\n";
         let h = Hierarchy::parse(verilog);
         let units = stage_units(&h, &["link_top".to_string()]).unwrap();
+        // g is also used inside h: no row of its own.
         assert_eq!(
             units,
             vec![
                 ("a__f".to_string(), "tsume::a::f".to_string()),
-                ("b__g_12_".to_string(), "tsume::b::g[12]".to_string()),
+                ("c__h".to_string(), "tsume::c::h".to_string()),
             ]
         );
+        let units = vec![("b__g_12_".to_string(), "tsume::b::g[12]".to_string())];
         assert!(stage_units(&h, &["nothing".to_string()]).is_err());
         assert!(stage_units(&h, &[]).is_err());
         let pll = pll_params(25.0, 100.0).unwrap();
