@@ -437,7 +437,7 @@ impl Searcher for Solver {
     fn lookup(&mut self, key: u64) -> Result<Option<table::Found>, Reason> {
         Ok(match &self.table {
             Tables::Plies(t) => t.lookup(key),
-            // Its entries need the node's hand: the line reads them with `lookup_node`.
+            // Its entries need the node's hand: the line reads them with `lookup_hand`.
             Tables::Pieces(_) => None,
         })
     }

@@ -106,31 +106,40 @@ impl<T: Transport> BoardSearcher<T> {
 
     /// The protocol version of the board's STATUS.
     fn version(link: &mut LinkDriver<T>) -> Result<u8, LinkError> {
-        link.send(&Request::Status)?;
-        loop {
-            match link.receive(link.answer_timeout())? {
-                Some(Response::Status(s)) => return Ok(s.version),
-                Some(Response::Error { code, detail }) => {
-                    return Err(LinkError::Chip { code, detail });
-                }
-                // Frames of an earlier exchange.
-                Some(_) => continue,
-                None => return Err(LinkError::Timeout(link.answer_timeout(), "STATUS")),
-            }
-        }
+        Self::ask(link, Request::Status, "STATUS", |r| match r {
+            Response::Status(s) => Some(s.version),
+            _ => None,
+        })
     }
 
     fn info(link: &mut LinkDriver<T>) -> Result<Geometry, LinkError> {
-        link.send(&Request::Search(SearchRequest::Info))?;
+        let info = Request::Search(SearchRequest::Info);
+        Self::ask(link, info, "INFO", |r| match r {
+            Response::Search(SearchAnswer::Info(g)) => Some(g),
+            _ => None,
+        })
+    }
+
+    /// `request` sent, and the first answer `pick` takes (`what` names it): frames of an
+    /// earlier exchange are skipped, an ERROR is an error.
+    fn ask<R>(
+        link: &mut LinkDriver<T>,
+        request: Request,
+        what: &'static str,
+        pick: impl Fn(Response) -> Option<R>,
+    ) -> Result<R, LinkError> {
+        link.send(&request)?;
         loop {
             match link.receive(link.answer_timeout())? {
-                Some(Response::Search(SearchAnswer::Info(g))) => return Ok(g),
                 Some(Response::Error { code, detail }) => {
                     return Err(LinkError::Chip { code, detail });
                 }
-                // Frames of an earlier exchange.
-                Some(_) => continue,
-                None => return Err(LinkError::Timeout(link.answer_timeout(), "INFO")),
+                Some(frame) => {
+                    if let Some(answer) = pick(frame) {
+                        return Ok(answer);
+                    }
+                }
+                None => return Err(LinkError::Timeout(link.answer_timeout(), what)),
             }
         }
     }
