@@ -25,7 +25,6 @@ use tsume::chip::select::SelectChip;
 use tsume::position::Position;
 use tsume::problems::load_suite;
 use tsume::random::seed_from_env;
-use tsume::solver::Counters;
 use tsume::solver::Kind;
 use tsume::solver::hands::{self, FULL, Hand, HandChange};
 use tsume::solver::machine::Machine;
@@ -34,6 +33,7 @@ use tsume::solver::solved::scan_pieces;
 use tsume::solver::table::Table;
 use tsume::solver::values::{INF, MAX_FINITE, Pn, TABLE_MAX, past_second};
 use tsume::solver::values::{REP_NONE, Value};
+use tsume::solver::{Config, Counters};
 
 /// Frames per default run.
 const FRAMES: usize = 20_000;
@@ -154,9 +154,10 @@ fn number(rng: &mut StdRng) -> Pn {
     }
 }
 
-/// The longest length a frame keeps: lengths are R bits, one wider than a ply index.
-fn length_top(max_plies: usize) -> u16 {
-    (2 * max_plies.next_power_of_two() - 1) as u16
+/// The longest length a frame of `config`'s chip keeps: lengths are R bits, one wider
+/// than a ply index.
+fn length_top(config: &Config) -> u16 {
+    ((1u32 << (config.ply_bits() + 1)) - 1) as u16
 }
 
 /// A length: small, or at the top of what a frame keeps (`top`: a frame keeps lengths
@@ -230,8 +231,8 @@ fn child(rng: &mut StdRng, palette: &[Pn], reps: &[u16], top: u16) -> Value {
     }
 }
 
-/// A frame: 1 to `max_children` children of one style.
-fn frame(rng: &mut StdRng, max_children: usize, max_plies: usize) -> Children {
+/// A frame: 1 to `max_children` children of one style, lengths up to `top`.
+fn frame(rng: &mut StdRng, max_children: usize, max_plies: usize, top: u16) -> Children {
     let n = match rng.random_range(0..10) {
         0 => 1,
         1 => max_children,
@@ -239,7 +240,6 @@ fn frame(rng: &mut StdRng, max_children: usize, max_plies: usize) -> Children {
         _ => rng.random_range(1..=12.min(max_children)),
     };
     let palette: Vec<Pn> = (0..rng.random_range(1..4)).map(|_| number(rng)).collect();
-    let top = length_top(max_plies);
     let reps: Vec<u16> = (0..rng.random_range(1..3))
         .map(|_| rng.random_range(0..max_plies as u16))
         .collect();
@@ -413,6 +413,7 @@ fn geometry_is_swim_toml() {
 fn scans_equal_the_model() {
     let config = common::search_config();
     let (plies, max_children) = (config.max_plies, config.max_children);
+    let len_top = length_top(&config);
     let runtime = common::runtime();
     let mut chip = SelectChip::new(&runtime, None).expect("select_top model");
     let seed = seed_from_env();
@@ -434,7 +435,7 @@ fn scans_equal_the_model() {
                 } else {
                     Kind::And
                 };
-                let children = frame(&mut rng, max_children, plies);
+                let children = frame(&mut rng, max_children, plies, len_top);
                 let full = rng.random_bool(0.3);
                 let pieces: Pieces = children.iter().map(|_| pieces(&mut rng, full)).collect();
                 for (i, ((mv, v), (hand, change))) in children.iter().zip(&pieces).enumerate() {
@@ -487,7 +488,7 @@ fn scans_equal_the_model() {
                         *counts.entry(case).or_default() += 1;
                     }
                 }
-                for case in cases(*kind, children, &want, length_top(plies)) {
+                for case in cases(*kind, children, &want, len_top) {
                     *counts.entry(case).or_default() += 1;
                 }
             }
