@@ -331,6 +331,62 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     );
 }
 
+/// `run --sim --solve` searches the simulated board top with the default board's table
+/// (its `tt_index_bits`, fewer sets than [search]'s where it gives them) and answers as
+/// `solve` does with that table: the same results, lines and counters.
+#[test]
+fn run_sim_solve_answers_as_solve_with_the_boards_table() {
+    let manifest = common::manifest();
+    let board = manifest.board_search(None).unwrap();
+    let entries = board.tt_entries().to_string();
+    let (sfen, _) = problem("tsume5-dragon");
+    let input = format!("{sfen}\n{MATE1}\n{NOT_SFEN}\n");
+    let run = xtask_with_input(
+        &[
+            "run",
+            "--sim",
+            "--solve",
+            "--shortest",
+            "--json",
+            "--positions",
+            "-",
+        ],
+        &input,
+    );
+    let model = solve(
+        &[
+            "--tt-entries",
+            &entries,
+            "--shortest",
+            "--json",
+            "--positions",
+            "-",
+        ],
+        &input,
+    );
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    if board != manifest.search().unwrap() {
+        assert!(
+            stderr.contains(&format!("table: 2^{} sets", board.tt_index_bits))
+                && stderr.contains(&format!("--tt-entries {entries}")),
+            "{stderr}"
+        );
+    }
+    let (run, model) = (
+        json_lines(&text(&run.stdout)),
+        json_lines(&text(&model.stdout)),
+    );
+    assert_eq!(run.len(), 3, "{run:?}");
+    for (b, m) in run.iter().zip(&model).take(2) {
+        assert!(b["cycles"].as_u64().unwrap() > 0, "{b}");
+        for field in ["result", "pv", "nodes", "expansions", "probes", "stores"] {
+            assert_eq!(b[field], m[field], "{field}: board {b}, model {m}");
+        }
+    }
+    assert!(run[2]["error"].is_string(), "{}", run[2]);
+}
+
 #[test]
 fn a_suite_on_the_chip_runs_the_model_beside_it() {
     let dir = std::env::temp_dir().join(format!("tsume-cli-chip-{}", std::process::id()));

@@ -124,6 +124,11 @@ pub struct Board {
     pub baud: u32,
     /// The chip's frame timeout in bit times.
     pub timeout_bits: u16,
+    /// The set-index bits of this board's table, where it has fewer sets than `[search]`
+    /// (a table whose block RAMs route on the device); left out, `[search]`'s. The
+    /// bitstream is built with them, and the host searches the board with them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tt_index_bits: Option<u32>,
 }
 
 /// Section `key` of `table` as a `T`; the error names the file and `[what]`.
@@ -271,6 +276,31 @@ impl Manifest {
         }
     }
 
+    /// The search geometry of board `name`'s chip (default: `[fpga] board`): `[search]`'s,
+    /// with the board's `tt_index_bits` where it gives them. A board's table has at most
+    /// `[search]`'s sets, so that the simulated chip (built from `[search]`) can search as
+    /// the board does, with fewer sets.
+    pub fn board_search(&self, name: Option<&str>) -> Result<crate::solver::Config> {
+        let base = self.search()?;
+        let (name, board) = self.board(name)?;
+        let Some(bits) = board.tt_index_bits else {
+            return Ok(base);
+        };
+        if !(1..=base.tt_index_bits).contains(&bits) {
+            bail!(
+                "{} [fpga.boards.{name}] tt_index_bits = {bits}: a board's table has 1 to \
+                 [search]'s {} set-index bits (the simulated chip searches as the board does \
+                 with fewer sets, never more); lower it, or leave it out for [search]'s table",
+                self.path.display(),
+                base.tt_index_bits
+            );
+        }
+        Ok(crate::solver::Config {
+            tt_index_bits: bits,
+            ..base
+        })
+    }
+
     /// The generator clock of board `name` (default: `[fpga] board`), in MHz: the one clock
     /// the bitstream is built for and the simulation's times are given at.
     pub fn clock_mhz(&self, name: Option<&str>) -> Result<f64> {
@@ -386,5 +416,37 @@ mod tests {
             e.starts_with("p/swim.toml [fpga]") && e.contains("goal_mhz"),
             "{e}"
         );
+    }
+
+    /// A board's table: `[search]`'s unless the board gives fewer set-index bits; more than
+    /// `[search]`'s, or none, is an error naming the board and the bound.
+    #[test]
+    fn a_boards_table_has_at_most_the_searchs_sets() {
+        let search = "[search]\ntt_index_bits = 12\ntt_ways = 4\nmax_plies = 64\n\
+                      max_children = 128\n";
+        let full = format!("{MINIMAL}{search}{FPGA}{BOARD}timeout_bits = 2000\n");
+        let m = Manifest::parse(&full, Path::new("p/swim.toml")).unwrap();
+        let base = m.search().unwrap();
+        assert_eq!(m.board_search(None).unwrap(), base);
+        let fewer = Manifest::parse(
+            &format!("{full}tt_index_bits = 10\n"),
+            Path::new("p/swim.toml"),
+        )
+        .unwrap();
+        let board = fewer.board_search(None).unwrap();
+        assert_eq!((board.tt_index_bits, board.tt_ways), (10, base.tt_ways));
+        assert_eq!(board.max_plies, base.max_plies);
+        for bits in [0, 13] {
+            let bad = Manifest::parse(
+                &format!("{full}tt_index_bits = {bits}\n"),
+                Path::new("p/swim.toml"),
+            )
+            .unwrap();
+            let e = bad.board_search(None).unwrap_err().to_string();
+            assert!(
+                e.contains("[fpga.boards.b] tt_index_bits") && e.contains("1 to [search]'s 12"),
+                "{e}"
+            );
+        }
     }
 }

@@ -371,7 +371,7 @@ mod tests {
     fn errors_name_the_key() {
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("swim.toml");
         let text = std::fs::read_to_string(&manifest).unwrap();
-        let head = &text[..text.find("[search]").unwrap()];
+        let head = &text[..text.find("\n[search]").unwrap() + 1];
         let parse = |search: &str| {
             crate::project::Manifest::parse(&format!("{head}{search}"), Path::new("swim.toml"))
                 .and_then(|m| m.search())

@@ -62,6 +62,14 @@ pub fn built_in_config() -> anyhow::Result<Config> {
         .context("the [search] table of the swim.toml the engine was built with")
 }
 
+/// The geometry of the chip on the board swim.toml builds by default: `[search]`'s, with
+/// the board's table where it has fewer sets (`[fpga.boards.NAME] tt_index_bits`).
+pub fn built_in_board_config() -> anyhow::Result<Config> {
+    crate::project::Manifest::built_in()
+        .and_then(|m| m.board_search(None))
+        .context("the default board's table in the swim.toml the engine was built with")
+}
+
 /// The clock of the board swim.toml builds by default (`[fpga] board`), in MHz: the
 /// chip's time of a solve is its cycles at this clock.
 pub fn built_in_clock_mhz() -> f64 {
@@ -225,21 +233,22 @@ impl<W: Write + Send + 'static> Session<W> {
         let mut engine = match (self.options.engine, &self.chip) {
             (Engine::Chip | Engine::Board, Some((_, chip))) => {
                 // The chip's table is built in; it takes MaxPlies up to its frames.
-                let mut config = self.base;
+                let base = self.chip_base();
+                let mut config = base;
                 let mut notes = Vec::new();
                 if self.options.hash_mb != options::DEFAULT_HASH_MB {
                     notes.push(format!(
                         "info string the chip's table ({} entries) is that of swim.toml \
-                         [search], built in: USI_Hash applies to the model only",
-                        self.base.tt_entries()
+                         [search] or of the board, built in: USI_Hash applies to the model only",
+                        base.tt_entries()
                     ));
                 }
                 match self.options.max_plies {
-                    Some(plies) if plies <= self.base.max_plies => config.max_plies = plies,
+                    Some(plies) if plies <= base.max_plies => config.max_plies = plies,
                     Some(plies) => notes.push(format!(
                         "info string MaxPlies {plies}: the chip's frames hold {} plies \
                          (swim.toml [search]); it searches with those",
-                        self.base.max_plies
+                        base.max_plies
                     )),
                     None => {}
                 }
@@ -392,6 +401,17 @@ impl<W: Write + Send + 'static> Session<W> {
     /// Starts the chip's thread that `Engine` (and `BoardPort`) ask for, unless it runs:
     /// the chip is built (or loaded from marlin's cache), or the board connected, in the
     /// background; the first `go mate` waits for it.
+    /// The geometry the chip searches with: `[search]`'s for the simulated chip, the
+    /// board's table (fewer sets, where it has them) for the board.
+    fn chip_base(&self) -> Config {
+        if self.options.engine == Engine::Board {
+            // The manifest is compiled in; `the_boards_table_is_the_manifests` checks it.
+            built_in_board_config().expect("the built-in swim.toml's default board has a table")
+        } else {
+            self.base
+        }
+    }
+
     fn start_chip(&mut self) -> anyhow::Result<()> {
         let target = match self.options.engine {
             Engine::Model => return Ok(()),
@@ -426,7 +446,8 @@ impl<W: Write + Send + 'static> Session<W> {
         {
             return Ok(());
         }
-        self.chip = Some((target.clone(), ChipThread::start(target, self.base)));
+        let base = self.chip_base();
+        self.chip = Some((target.clone(), ChipThread::start(target, base)));
         Ok(())
     }
 
@@ -565,6 +586,17 @@ mod tests {
             chip_time(7500, 100, 75.0),
             "info string chip: 7500 cycles (75.0 a node), 0.100 ms at 75 MHz"
         );
+    }
+
+    #[test]
+    fn the_boards_table_is_the_manifests() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let manifest = crate::project::Manifest::load(root).unwrap();
+        let board = built_in_board_config().unwrap();
+        assert_eq!(board, manifest.board_search(None).unwrap());
+        let search = manifest.search().unwrap();
+        assert!(board.tt_index_bits <= search.tt_index_bits);
+        assert_eq!(board.max_plies, search.max_plies);
     }
 
     #[test]

@@ -17,6 +17,8 @@ use clap::Args;
 use crate::setup;
 use crate::util::{self, Failure};
 use tsume::project::manifest::Manifest;
+use tsume::solver::Config;
+use tsume::solver::config::GEOMETRY_FILE;
 
 #[derive(Debug, Args)]
 pub struct HdlArgs {
@@ -188,7 +190,12 @@ pub fn run(args: &HdlArgs) -> Result<()> {
         _ => false,
     };
     let same_files = std::fs::read_to_string(&inputs_stamp).is_ok_and(|s| s == stamp_text);
-    let shown_output = output.strip_prefix(&root).unwrap_or(&output).display();
+    // Named from this workspace when the output is inside it (a board's copy of the sources).
+    let shown_output = output
+        .strip_prefix(util::project_root())
+        .or_else(|_| output.strip_prefix(&root))
+        .unwrap_or(&output)
+        .display();
     if fresh && same_files && !args.force {
         eprintln!(
             "hdl: {shown_output} up to date ({})",
@@ -240,6 +247,65 @@ pub fn run(args: &HdlArgs) -> Result<()> {
         util::secs(start.elapsed())
     );
     Ok(())
+}
+
+/// Writes `text` to `path` unless it holds it already (so that an unchanged copy keeps
+/// its time and the compile stays up to date).
+fn write_if_changed(path: &Path, text: &[u8]) -> Result<()> {
+    if std::fs::read(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The Spade of the project at `root` compiled with the geometry of `config` in place of
+/// the committed one ([`GEOMETRY_FILE`], from `[search]`): a board whose table has fewer
+/// sets. swim.toml and the Spade sources are copied under `dir` (files no longer in the
+/// project are removed), the geometry file is written there for `config`, and the copy is
+/// compiled as a project of its own, its source names the project's (`hdl/...`). Returns
+/// the copy's Verilog (`dir/build/spade.sv`).
+pub fn compile_with_geometry(root: &Path, config: &Config, dir: &Path) -> Result<PathBuf> {
+    config
+        .check_chip()
+        .context("the board's table cannot build the chip")?;
+    let manifest = Manifest::load(root)?;
+    let src = root.join(&manifest.hdl.dir);
+    let copy = dir.join(&manifest.hdl.dir);
+    let sources = util::files_with_ext(&src, "spade")?;
+    let relative: Vec<&Path> = sources
+        .iter()
+        .filter_map(|f| f.strip_prefix(&src).ok())
+        .collect();
+    if copy.is_dir() {
+        for old in util::files_with_ext(&copy, "spade")? {
+            let rel = old.strip_prefix(&copy).unwrap_or(&old);
+            if !relative.contains(&rel) {
+                std::fs::remove_file(&old)
+                    .with_context(|| format!("cannot remove {}", old.display()))?;
+            }
+        }
+    }
+    let geometry = root.join(GEOMETRY_FILE);
+    for (file, rel) in sources.iter().zip(&relative) {
+        let text = if *file == geometry {
+            config.spade_geometry().into_bytes()
+        } else {
+            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?
+        };
+        write_if_changed(&copy.join(rel), &text)?;
+    }
+    let manifest_text = std::fs::read(root.join("swim.toml"))
+        .with_context(|| format!("cannot read {}", root.join("swim.toml").display()))?;
+    write_if_changed(&dir.join("swim.toml"), &manifest_text)?;
+    run(&HdlArgs {
+        force: false,
+        root: Some(dir.to_path_buf()),
+    })?;
+    Ok(dir.join(&manifest.hdl.output))
 }
 
 #[cfg(test)]

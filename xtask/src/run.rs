@@ -120,7 +120,18 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if positions.is_empty() && !args.status && !args.solve {
         bail!("nothing to do: give --sfen, --positions, --solve or --status");
     }
-    let base = manifest.search()?;
+    // The board's table (swim.toml [fpga.boards.NAME] tt_index_bits, or [search]'s): the
+    // simulated board top takes fewer sets than it is built with, so it searches as the board.
+    let base = manifest.board_search(Some(board_name))?;
+    if args.solve && base != manifest.search()? {
+        eprintln!(
+            "run: {board_name}'s table: 2^{} sets, {} entries (swim.toml [fpga.boards.\
+             {board_name}] tt_index_bits); `cargo xtask solve --tt-entries {}` searches the same",
+            base.tt_index_bits,
+            base.tt_entries(),
+            base.tt_entries()
+        );
+    }
     let geometry = if args.solve {
         solve::geometry(&args.solve_args(), base, !positions.is_empty(), true)?
     } else {

@@ -31,7 +31,7 @@ use super::netlist::{
     read_nextpnr_report, stage_units,
 };
 use super::pnr::{Nextpnr, NextpnrArgs, PnrSweep, SeedRun, scaled_lpf, seed_list};
-use super::report::{Report, percent, summary};
+use super::report::{Report, Table, percent, summary};
 use super::synth::{SynthArgs, SynthInputs, yosys};
 use super::tools::{Background, remove_stale, require_tools, tool_path, tool_stage};
 use crate::hdl;
@@ -136,6 +136,11 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
         }
         board.clock_mhz = mhz;
     }
+    // The board's table: [search]'s, or fewer sets (swim.toml [fpga.boards.NAME]
+    // tt_index_bits), compiled from a copy of the sources with that geometry.
+    let search = manifest.search()?;
+    let table = manifest.board_search(Some(&board_name))?;
+    let own_geometry = (table != search).then(|| root.join("build").join("bitstream-hdl"));
     let device = device(&board.device)?;
     let pll = pll_params(board.oscillator_mhz, board.clock_mhz)?;
     let link = link_settings(pll.out_mhz, board.baud, board.timeout_bits)?;
@@ -231,15 +236,31 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     let margin_file = dir.join("pnr-margin.json");
     let pnr_margin = pnr_margin(args, fpga.pnr_margin, &margin_file)?;
     let bit = root.join("build").join(format!("{}.bit", manifest.name));
-    let verilog = root.join(&manifest.hdl.output);
+    let verilog = match &own_geometry {
+        Some(copy) => copy.join(&manifest.hdl.output),
+        None => root.join(&manifest.hdl.output),
+    };
 
     if !args.report_only {
         require_tools()?;
         let t = Instant::now();
-        hdl::run(&hdl::HdlArgs {
-            force: false,
-            root: None,
-        })?;
+        match &own_geometry {
+            Some(copy) => {
+                eprintln!(
+                    "bitstream: the board's table has 2^{} sets ({} entries; [search] 2^{}): \
+                     the Spade is compiled with that geometry in {}",
+                    table.tt_index_bits,
+                    util::thousands(table.tt_entries()),
+                    search.tt_index_bits,
+                    copy.strip_prefix(&root).unwrap_or(copy).display()
+                );
+                hdl::compile_with_geometry(&root, &table, copy)?;
+            }
+            None => hdl::run(&hdl::HdlArgs {
+                force: false,
+                root: None,
+            })?,
+        }
         record(&mut stages, "hdl (Spade)", t.elapsed());
     }
     let verilog_text = std::fs::read_to_string(&verilog)
@@ -424,6 +445,12 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     let report = Report {
         board: board_name,
         board_config: board,
+        table: Table {
+            index_bits: table.tt_index_bits,
+            ways: table.tt_ways,
+            entries: table.tt_entries(),
+            search_index_bits: search.tt_index_bits,
+        },
         device,
         pll,
         link,

@@ -16,11 +16,23 @@ use super::pnr::SeedRun;
 use crate::util;
 use tsume::project::manifest::Board;
 
+/// The transposition table the chip is built with.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Table {
+    /// 2^index_bits sets.
+    pub index_bits: u32,
+    pub ways: usize,
+    pub entries: usize,
+    /// swim.toml [search]'s set-index bits (the simulated chip's).
+    pub search_index_bits: u32,
+}
+
 /// The report, as written to `build/bitstream-report.json`.
 #[derive(Debug, Serialize)]
 pub struct Report {
     pub board: String,
     pub board_config: Board,
+    pub table: Table,
     pub device: Device,
     pub pll: Pll,
     pub link: LinkSettings,
@@ -99,6 +111,23 @@ impl Report {
             self.link.baud,
             self.link.clocks_per_bit,
             self.link.timeout_bits
+        );
+        let t = &self.table;
+        let _ = writeln!(
+            s,
+            "The search's table: 2^{} sets of {} ways, {} entries{}.\n",
+            t.index_bits,
+            t.ways,
+            util::thousands(t.entries),
+            if t.index_bits == t.search_index_bits {
+                " (swim.toml [search])".to_string()
+            } else {
+                format!(
+                    " (the board's `tt_index_bits`; the simulated chip's [search] table has \
+                     2^{} sets)",
+                    t.search_index_bits
+                )
+            }
         );
         let _ = writeln!(s, "Command: `{}`\n", self.command);
         let _ = writeln!(s, "## Resources per block\n");
