@@ -398,9 +398,6 @@ impl<W: Write + Send + 'static> Session<W> {
     }
 
     /// An `info string` error.
-    /// Starts the chip's thread that `Engine` (and `BoardPort`) ask for, unless it runs:
-    /// the chip is built (or loaded from marlin's cache), or the board connected, in the
-    /// background; the first `go mate` waits for it.
     /// The geometry the chip searches with: `[search]`'s for the simulated chip, the
     /// board's table (fewer sets, where it has them) for the board.
     fn chip_base(&self) -> Config {
@@ -412,6 +409,9 @@ impl<W: Write + Send + 'static> Session<W> {
         }
     }
 
+    /// Starts the chip's thread that `Engine` (and `BoardPort`) ask for, unless it runs:
+    /// the chip is built (or loaded from marlin's cache), or the board connected, in the
+    /// background; the first `go mate` waits for it.
     fn start_chip(&mut self) -> anyhow::Result<()> {
         let target = match self.options.engine {
             Engine::Model => return Ok(()),

@@ -39,16 +39,10 @@ pub fn run() -> Result<()> {
 
 /// Writes `text` to `file` under `root` unless it holds it already.
 fn write(root: &Path, file: &str, text: &str, what: &str) -> Result<()> {
-    let path = root.join(file);
-    if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+    if util::write_if_changed(&root.join(file), text.as_bytes())? {
+        eprintln!("gen: wrote {file} ({what})");
+    } else {
         eprintln!("gen: {file} up to date ({what})");
-        return Ok(());
     }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
-    eprintln!("gen: wrote {file} ({what})");
     Ok(())
 }

@@ -249,30 +249,21 @@ pub fn run(args: &HdlArgs) -> Result<()> {
     Ok(())
 }
 
-/// Writes `text` to `path` unless it holds it already (so that an unchanged copy keeps
-/// its time and the compile stays up to date).
-fn write_if_changed(path: &Path, text: &[u8]) -> Result<()> {
-    if std::fs::read(path).is_ok_and(|old| old == text) {
-        return Ok(());
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// The Spade of the project at `root` compiled with the geometry of `config` in place of
+/// The Spade of the project at `root` (its `manifest`) compiled with the geometry of `config` in place of
 /// the committed one ([`GEOMETRY_FILE`], from `[search]`): a board whose table has fewer
 /// sets. swim.toml and the Spade sources are copied under `dir` (files no longer in the
 /// project are removed), the geometry file is written there for `config`, and the copy is
 /// compiled as a project of its own, its source names the project's (`hdl/...`). Returns
 /// the copy's Verilog (`dir/build/spade.sv`).
-pub fn compile_with_geometry(root: &Path, config: &Config, dir: &Path) -> Result<PathBuf> {
+pub fn compile_with_geometry(
+    root: &Path,
+    manifest: &Manifest,
+    config: &Config,
+    dir: &Path,
+) -> Result<PathBuf> {
     config
         .check_chip()
         .context("the board's table cannot build the chip")?;
-    let manifest = Manifest::load(root)?;
     let src = root.join(&manifest.hdl.dir);
     let copy = dir.join(&manifest.hdl.dir);
     let sources = util::files_with_ext(&src, "spade")?;
@@ -296,11 +287,11 @@ pub fn compile_with_geometry(root: &Path, config: &Config, dir: &Path) -> Result
         } else {
             std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?
         };
-        write_if_changed(&copy.join(rel), &text)?;
+        util::write_if_changed(&copy.join(rel), &text)?;
     }
     let manifest_text = std::fs::read(root.join("swim.toml"))
         .with_context(|| format!("cannot read {}", root.join("swim.toml").display()))?;
-    write_if_changed(&dir.join("swim.toml"), &manifest_text)?;
+    util::write_if_changed(&dir.join("swim.toml"), &manifest_text)?;
     run(&HdlArgs {
         force: false,
         root: Some(dir.to_path_buf()),

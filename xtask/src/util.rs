@@ -240,6 +240,20 @@ pub fn mtime(path: &Path) -> Option<std::time::SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
+/// Writes `text` to `path` unless it holds it already (an unchanged file keeps its time,
+/// so what is built from it stays up to date), creating its folder; whether it wrote.
+pub fn write_if_changed(path: &Path, text: &[u8]) -> Result<bool> {
+    if std::fs::read(path).is_ok_and(|old| old == text) {
+        return Ok(false);
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(true)
+}
+
 /// Every file under `dir` whose name ends with `.ext`, sorted, recursively.
 pub fn files_with_ext(dir: &Path, ext: &str) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();

@@ -254,7 +254,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                     search.tt_index_bits,
                     copy.strip_prefix(&root).unwrap_or(copy).display()
                 );
-                hdl::compile_with_geometry(&root, &table, copy)?;
+                hdl::compile_with_geometry(&root, &manifest, &table, copy)?;
             }
             None => hdl::run(&hdl::HdlArgs {
                 force: false,
