@@ -129,6 +129,10 @@ pub struct Board {
     /// bitstream is built with them, and the host searches the board with them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tt_index_bits: Option<u32>,
+    /// The placer seeds `bitstream` places and routes this board's chip with when no
+    /// `--seed` is given (one run each, the fastest kept); left out, seed 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeds: Option<Vec<u64>>,
 }
 
 /// Section `key` of `table` as a `T`; the error names the file and `[what]`.

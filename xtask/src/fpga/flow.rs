@@ -36,7 +36,7 @@ use super::synth::{SynthArgs, SynthInputs, yosys};
 use super::tools::{Background, remove_stale, require_tools, tool_path, tool_stage};
 use crate::hdl;
 use crate::util::{self, Failure};
-use tsume::project::manifest::Manifest;
+use tsume::project::manifest::{Board, Manifest};
 
 mod scripts;
 
@@ -50,15 +50,11 @@ pub struct BitstreamArgs {
     /// Stop after synthesis: the per-block table and the LUT budget check, no place and route.
     #[arg(long)]
     pub synth_only: bool,
-    /// Seeds of nextpnr's placer. Several (`--seed 1,2,3`) place and route the same
-    /// netlist once each, `--jobs` at a time; the bitstream and the report come from the
-    /// run with the fastest clock (against its target), and the report lists every run.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "1",
-        value_name = "N[,N...]"
-    )]
+    /// Seeds of nextpnr's placer (default: the board's `seeds` in swim.toml, else 1).
+    /// Several (`--seed 1,2,3`) place and route the same netlist once each, `--jobs` at a
+    /// time; the bitstream and the report come from the run with the fastest clock
+    /// (against its target), and the report lists every run.
+    #[arg(long, value_delimiter = ',', value_name = "N[,N...]")]
     pub seed: Vec<u64>,
     /// Place-and-route runs at a time when several seeds are given (default: the
     /// machine's cores).
@@ -123,6 +119,27 @@ fn pnr_margin(args: &BitstreamArgs, manifest: f64, saved: &Path) -> Result<f64> 
     Ok(margin)
 }
 
+/// The placer seeds of a run: `--seed`'s, or the board's `seeds` (swim.toml), or seed 1;
+/// each once.
+fn placer_seeds(given: &[u64], board: &Board, board_name: &str) -> Result<Vec<u64>> {
+    let (seeds, from) = match (given, &board.seeds) {
+        ([], Some(own)) => (
+            own.clone(),
+            format!("swim.toml [fpga.boards.{board_name}] seeds"),
+        ),
+        ([], None) => (vec![1], String::new()),
+        (given, _) => (given.to_vec(), "--seed".to_string()),
+    };
+    if seeds.is_empty() {
+        bail!("{from} is empty: give at least one placer seed, e.g. seeds = [1]");
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    if let Some(twice) = seeds.iter().find(|&&seed| !seen.insert(seed)) {
+        bail!("{from}: seed {twice} is given twice; give each seed once, e.g. 1,2,3");
+    }
+    Ok(seeds)
+}
+
 pub fn run(args: &BitstreamArgs) -> Result<()> {
     let start = Instant::now();
     let root = util::project_root();
@@ -164,12 +181,9 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
     if args.synth_only {
         command.push_str(" --synth-only");
     }
-    let mut seen = std::collections::BTreeSet::new();
-    if let Some(twice) = args.seed.iter().find(|&&seed| !seen.insert(seed)) {
-        bail!("--seed: seed {twice} is given twice; give each seed once, e.g. --seed 1,2,3");
-    }
+    let placer = placer_seeds(&args.seed, &board, &board_name)?;
     let jobs = util::jobs(args.jobs, "place-and-route runs")?;
-    if args.seed != [1] {
+    if !args.seed.is_empty() {
         command.push_str(&format!(" --seed {}", seed_list(&args.seed)));
     }
     if let Some(mhz) = args.clock_mhz {
@@ -336,7 +350,7 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
             };
             let sweep = PnrSweep {
                 nextpnr: &nextpnr,
-                seeds: &args.seed,
+                seeds: &placer,
                 jobs,
                 dir: &dir,
                 report: &report,
@@ -350,13 +364,13 @@ pub fn run(args: &BitstreamArgs) -> Result<()> {
                     .with_context(|| format!("cannot write {}", seeds_file.display()))?;
             }
             seeds = runs;
-            let pnr_stage = if args.seed.len() == 1 {
+            let pnr_stage = if placer.len() == 1 {
                 "pnr (nextpnr-ecp5)".to_string()
             } else {
                 format!(
                     "pnr (nextpnr-ecp5, {} seeds, {} at a time)",
-                    args.seed.len(),
-                    jobs.min(args.seed.len())
+                    placer.len(),
+                    jobs.min(placer.len())
                 )
             };
             match pnr {
@@ -518,8 +532,32 @@ mod tests {
 
     #[test]
     fn seeds_are_a_list() {
-        assert_eq!(args(&[]).seed, vec![1]);
+        assert!(args(&[]).seed.is_empty());
         assert_eq!(args(&["--seed", "3,1,2"]).seed, vec![3, 1, 2]);
+    }
+
+    #[test]
+    fn seeds_come_from_the_option_or_the_board() {
+        let manifest = super::Manifest::load(&crate::util::project_root()).unwrap();
+        let (_, board) = manifest.board(None).unwrap();
+        let mut board = board.clone();
+        board.seeds = None;
+        let seeds = |given: &[u64], board: &super::Board| {
+            super::placer_seeds(given, board, "b").map_err(|e| e.to_string())
+        };
+        assert_eq!(seeds(&[], &board), Ok(vec![1]));
+        assert_eq!(seeds(&[4, 2], &board), Ok(vec![4, 2]));
+        board.seeds = Some(vec![1, 2]);
+        assert_eq!(seeds(&[], &board), Ok(vec![1, 2]));
+        assert_eq!(seeds(&[3], &board), Ok(vec![3]));
+        let twice = seeds(&[2, 2], &board).unwrap_err();
+        assert!(twice.contains("--seed: seed 2 is given twice"), "{twice}");
+        board.seeds = Some(vec![5, 5]);
+        let twice = seeds(&[], &board).unwrap_err();
+        assert!(twice.contains("[fpga.boards.b] seeds: seed 5"), "{twice}");
+        board.seeds = Some(vec![]);
+        let empty = seeds(&[], &board).unwrap_err();
+        assert!(empty.contains("[fpga.boards.b] seeds is empty"), "{empty}");
     }
 
     #[test]
