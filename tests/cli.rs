@@ -242,6 +242,19 @@ fn unknown_options_and_missing_files_are_errors() {
 }
 
 #[test]
+fn a_problem_suite_given_as_positions_is_one_clear_error() {
+    let suite = format!("{}/problems/suite.json", env!("CARGO_MANIFEST_DIR"));
+    let out = sim(&["--engine", "model", "--positions", &suite]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("suite.json is JSON") && err.contains("--suite DIR"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+}
+
+#[test]
 fn a_bad_abc9_script_is_refused_before_any_tool_runs() {
     for (task, script, says) in [
         ("block-fmax", "", "is empty"),

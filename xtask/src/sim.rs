@@ -245,6 +245,19 @@ pub fn read_positions(file: &Path) -> Result<Vec<Input>> {
     })?;
     // A byte-order mark (which some editors write first) is no part of the first line.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    // No position starts with `[` or `{`: such a file is JSON, most likely a problem
+    // suite's, and would give an error a line.
+    if text.trim_start().starts_with(['[', '{']) {
+        return Err(Failure::error(
+            1,
+            format!(
+                "{name} is JSON, not positions: --positions takes a text file with one \
+                 position a line (a SFEN, or `startpos moves ...`); for a problem suite \
+                 (problems/*.json), leave --positions out (the suite of problems/) or give its \
+                 folder with --suite DIR"
+            ),
+        ));
+    }
     let inputs: Vec<Input> = text
         .lines()
         .enumerate()
