@@ -252,9 +252,9 @@ pub fn read_positions(file: &Path) -> Result<Vec<Input>> {
             1,
             format!(
                 "{name} is JSON, not positions: --positions takes a text file with one \
-                 position a line (a SFEN, or `startpos moves ...`); for a problem suite \
-                 (problems/*.json), leave --positions out (the suite of problems/) or give its \
-                 folder with --suite DIR"
+                 position a line (a SFEN, or `startpos moves ...`); a problem suite \
+                 (problems/*.json) is run by `sim`, `solve` and `run --solve`: its folder \
+                 with --suite DIR, or problems/ with neither --sfen nor --positions"
             ),
         ));
     }
