@@ -16,15 +16,13 @@ use super::protocol::{ErrorCode, LinkError, Request, Response, SOLVER_PROTOCOL_V
 use super::search::{Done, Geometry, SearchAnswer, SearchRequest};
 use crate::bus;
 use crate::chip::solver::{Cycles, OnChip, Walked, chip_takes, ended};
+use crate::chip::{MAX_LEFT, left_port};
 use crate::position::Position;
 use crate::solver::hands::KeyRule;
 use crate::solver::table::Found;
 use crate::solver::values::Value;
 use crate::solver::zobrist::Keys;
 use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk};
-
-/// The largest plies-left a request carries (the chip's 10-bit ports).
-const MAX_LEFT: u32 = 1023;
 
 /// The solver on the board as a [`Searcher`].
 pub struct BoardSearcher<T> {
@@ -254,15 +252,6 @@ impl<T: Transport> BoardSearcher<T> {
     }
 }
 
-fn left_of(plies: u32) -> Result<u16, Reason> {
-    if plies > MAX_LEFT {
-        return Err(Reason::Engine(format!(
-            "{plies} plies left: the board takes at most {MAX_LEFT}"
-        )));
-    }
-    Ok(plies as u16)
-}
-
 impl<T: Transport> Searcher for BoardSearcher<T> {
     fn config(&self) -> Config {
         self.config
@@ -287,7 +276,7 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
         self.position(board)?;
         let stopped = self.stopped();
         let request = SearchRequest::Search {
-            left: left_of(plies)?,
+            left: left_port(plies)?,
             and_root: kind == Kind::And,
             progress_log2: self.progress_log2,
             node_limit,

@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use super::protocol::{FrameDecoder, LinkError, Request, Response, Status};
+use super::frame::{FrameDecoder, Malformed};
+use super::protocol::{LinkError, Request, Response, Status};
 use crate::bus;
 use crate::position::Position;
 use crate::reference::{Mode, TsumeMove};
@@ -144,11 +145,12 @@ impl<T: Transport> LinkDriver<T> {
                         return Err(LinkError::Abandoned(end.count));
                     }
                     if usize::from(end.count) != moves.len() {
-                        return Err(LinkError::Malformed(format!(
+                        return Err(Malformed(format!(
                             "END counts {} moves, {} MOVE frames arrived",
                             end.count,
                             moves.len()
-                        )));
+                        ))
+                        .into());
                     }
                     return Ok(LinkList {
                         mode: if end.in_check {

@@ -2,8 +2,10 @@
 //! described in `docs/protocol.md`), and a driver that runs the same way over the simulated
 //! top (`link_top`, through a bit-level UART model) and over a real serial port.
 //!
-//! - [`protocol`]: [`Frame`], [`Request`], [`Response`], [`FrameDecoder`], [`LinkError`]:
-//!   the frames on the wire, pure Rust.
+//! - [`frame`]: [`Frame`] and [`FrameDecoder`], the frames on the wire and their CRC,
+//!   below every message.
+//! - [`protocol`]: [`Request`], [`Response`] and [`LinkError`], the generator's messages
+//!   and what goes wrong on the link; [`search`]: the search's messages. Pure Rust.
 //! - [`driver`]: [`Transport`], bytes to and from the chip, and [`LinkDriver`], requests
 //!   and answers over any transport (load a position and collect its move list, apply a
 //!   move, status, read back the store).
@@ -16,6 +18,7 @@
 
 pub mod board;
 pub mod driver;
+pub mod frame;
 pub mod protocol;
 pub mod search;
 pub mod serial;
@@ -23,10 +26,13 @@ pub mod sim_uart;
 
 pub use board::BoardSearcher;
 pub use driver::{LinkDriver, LinkList, Transport};
+pub use frame::{
+    Frame, FrameDecoder, MAX_REQUEST_PAYLOAD, MAX_RESPONSE_PAYLOAD, Malformed, SYNC, WORD_BYTES,
+    crc8,
+};
 pub use protocol::{
-    End, ErrorCode, Frame, FrameDecoder, LinkError, MAX_REQUEST_PAYLOAD, MAX_RESPONSE_PAYLOAD,
-    PROTOCOL_VERSION, Request, Response, SOLVER_PROTOCOL_VERSION, SYNC, Status, WORD_BYTES, crc8,
-    kind,
+    End, ErrorCode, LinkError, PROTOCOL_VERSION, Request, Response, SOLVER_PROTOCOL_VERSION,
+    Status, kind,
 };
 pub use search::{Done, Geometry, SearchAnswer, SearchRequest};
 pub use serial::SerialTransport;

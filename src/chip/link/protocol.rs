@@ -1,21 +1,14 @@
-//! The frames of the host link, both ways: encoding, the CRC, decoding a byte stream into
-//! frames, and what can go wrong on the link.
+//! The host link's messages, both ways: the generator's requests and responses (the
+//! search's are in [`super::search`]) on the frames of [`super::frame`], and what can go
+//! wrong on the link.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
+use super::frame::{Frame, MAX_REQUEST_PAYLOAD, Malformed, WORD_BYTES};
 use super::search::{SearchAnswer, SearchRequest};
 use crate::bus;
 use crate::position::Position;
 
-/// First byte of every frame.
-pub const SYNC: u8 = 0xa5;
-/// The longest payload the chip accepts (LOAD's); a longer LEN is an overlong frame.
-pub const MAX_REQUEST_PAYLOAD: usize = 60;
-/// The longest payload the chip sends (the search's DONE).
-pub const MAX_RESPONSE_PAYLOAD: usize = 50;
-/// Bytes of one load-bus word in a LOAD payload.
-pub const WORD_BYTES: usize = 6;
 /// Version byte of the STATUS frame of this protocol: 1 for the generator behind the link
 /// (`link_top`), [`SOLVER_PROTOCOL_VERSION`] with the search's requests too.
 pub const PROTOCOL_VERSION: u8 = 1;
@@ -44,45 +37,6 @@ pub mod kind {
     pub const ERROR: u8 = 0x84;
     /// A store word: address, word (6 bytes).
     pub const WORD: u8 = 0x85;
-}
-
-/// CRC-8/SMBUS (polynomial 0x07, initial 0) of `bytes`, as the chip computes it.
-pub fn crc8(bytes: &[u8]) -> u8 {
-    bytes.iter().fold(0u8, |crc, &byte| {
-        (0..8).fold(crc ^ byte, |c, _| {
-            if c & 0x80 != 0 {
-                (c << 1) ^ 0x07
-            } else {
-                c << 1
-            }
-        })
-    })
-}
-
-/// One frame: its type and payload (SYNC, LEN and CRC are added by [`Frame::encode`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frame {
-    pub kind: u8,
-    pub payload: Vec<u8>,
-}
-
-impl Frame {
-    pub fn new(kind: u8, payload: impl Into<Vec<u8>>) -> Frame {
-        Frame {
-            kind,
-            payload: payload.into(),
-        }
-    }
-
-    /// The bytes on the wire. Panics if the payload is longer than 255 bytes.
-    pub fn encode(&self) -> Vec<u8> {
-        let len = u8::try_from(self.payload.len()).expect("payload of at most 255 bytes");
-        let mut bytes = vec![SYNC, self.kind, len];
-        bytes.extend_from_slice(&self.payload);
-        let crc = crc8(&bytes[1..]);
-        bytes.push(crc);
-        bytes
-    }
 }
 
 /// Error codes of the ERROR frame.
@@ -250,8 +204,8 @@ pub enum LinkError {
         frame: Response,
         waiting_for: &'static str,
     },
-    #[error("malformed frame from the chip: {0}")]
-    Malformed(String),
+    #[error(transparent)]
+    Malformed(#[from] Malformed),
     #[error("the list was abandoned by the chip after {0} moves")]
     Abandoned(u16),
     #[error("move {index} of the list: {source}")]
@@ -264,20 +218,15 @@ pub enum LinkError {
 }
 
 fn fixed<const N: usize>(frame: &Frame) -> Result<[u8; N], LinkError> {
-    frame.payload.as_slice().try_into().map_err(|_| {
-        LinkError::Malformed(format!(
-            "type {:#04x} with {} payload bytes, expected {N}",
-            frame.kind,
-            frame.payload.len()
-        ))
-    })
+    let payload = frame.payload_of(N)?;
+    Ok(payload.try_into().expect("a payload of the checked length"))
 }
 
 impl Response {
     /// Decode a frame from the chip.
     pub fn parse(frame: &Frame) -> Result<Response, LinkError> {
         if let Some(answer) = SearchAnswer::parse(frame) {
-            return answer.map(Response::Search);
+            return Ok(Response::Search(answer?));
         }
         Ok(match frame.kind {
             kind::MOVE => {
@@ -325,87 +274,16 @@ impl Response {
                 }
             }
             other => {
-                return Err(LinkError::Malformed(format!(
-                    "unknown response type {other:#04x}"
-                )));
+                return Err(Malformed(format!("unknown response type {other:#04x}")).into());
             }
         })
-    }
-}
-
-/// Splits the byte stream from the chip into frames: hunts for SYNC, checks LEN and the CRC,
-/// and on a bad frame drops its SYNC byte and hunts again from the next byte.
-#[derive(Debug, Default)]
-pub struct FrameDecoder {
-    buf: VecDeque<u8>,
-    /// Bytes dropped while hunting for SYNC or after a bad frame.
-    pub dropped: u64,
-    /// Frames rejected for their CRC or LEN.
-    pub bad_frames: u64,
-}
-
-impl FrameDecoder {
-    pub fn new() -> FrameDecoder {
-        FrameDecoder::default()
-    }
-
-    /// Add one byte; returns the frame it completes, if any.
-    pub fn push(&mut self, byte: u8) -> Option<Frame> {
-        self.buf.push_back(byte);
-        self.next_frame()
-    }
-
-    fn next_frame(&mut self) -> Option<Frame> {
-        loop {
-            while self.buf.front().is_some_and(|&b| b != SYNC) {
-                self.buf.pop_front();
-                self.dropped += 1;
-            }
-            if self.buf.len() < 3 {
-                return None;
-            }
-            let len = usize::from(self.buf[2]);
-            if len > MAX_RESPONSE_PAYLOAD {
-                self.reject();
-                continue;
-            }
-            if self.buf.len() < len + 4 {
-                return None;
-            }
-            let bytes: Vec<u8> = self.buf.iter().take(len + 4).copied().collect();
-            if crc8(&bytes[1..len + 3]) != bytes[len + 3] {
-                self.reject();
-                continue;
-            }
-            self.buf.drain(..len + 4);
-            return Some(Frame::new(bytes[1], &bytes[3..len + 3]));
-        }
-    }
-
-    /// Drop the SYNC byte of a bad frame and hunt again.
-    fn reject(&mut self) {
-        self.buf.pop_front();
-        self.dropped += 1;
-        self.bad_frames += 1;
-    }
-
-    /// Forget any partial frame.
-    pub fn clear(&mut self) {
-        self.dropped += self.buf.len() as u64;
-        self.buf.clear();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn crc8_matches_the_smbus_check_value() {
-        // The catalogue's check value of CRC-8/SMBUS over "123456789".
-        assert_eq!(crc8(b"123456789"), 0xf4);
-        assert_eq!(crc8(&[]), 0);
-    }
+    use crate::chip::link::frame::{FrameDecoder, SYNC, crc8};
 
     #[test]
     fn frames_encode_and_decode() {
@@ -426,22 +304,6 @@ mod tests {
                 category: 5
             }
         );
-    }
-
-    #[test]
-    fn decoder_resyncs_after_noise_and_bad_frames() {
-        let good = Frame::new(kind::ERROR, [1, 2]).encode();
-        let mut bad = good.clone();
-        *bad.last_mut().unwrap() ^= 0xff;
-        // Noise, a frame with a bad CRC, an overlong LEN, then a good frame.
-        let mut stream = vec![0x00, 0x13, SYNC];
-        stream.extend(&bad);
-        stream.extend([SYNC, kind::END, 200]);
-        stream.extend(&good);
-        let mut decoder = FrameDecoder::new();
-        let frames: Vec<Frame> = stream.iter().filter_map(|&b| decoder.push(b)).collect();
-        assert_eq!(frames, vec![Frame::new(kind::ERROR, [1, 2])]);
-        assert!(decoder.bad_frames >= 2);
     }
 
     #[test]

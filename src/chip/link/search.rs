@@ -2,7 +2,7 @@
 //! `hdl/link/solver_link.spade`): requests that drive the solver on the board, and its
 //! answers.
 
-use super::protocol::{Frame, LinkError, WORD_BYTES};
+use super::frame::{Frame, Malformed, WORD_BYTES};
 use crate::bus;
 use crate::chip::solver::Cycles;
 use crate::solver::Counters;
@@ -257,16 +257,12 @@ fn answer_length(kind: u8) -> Option<usize> {
 
 impl SearchAnswer {
     /// The answer in `frame`, `None` when it is not a search frame.
-    pub fn parse(frame: &Frame) -> Option<Result<SearchAnswer, LinkError>> {
+    pub fn parse(frame: &Frame) -> Option<Result<SearchAnswer, Malformed>> {
         let len = answer_length(frame.kind)?;
-        if frame.payload.len() != len {
-            return Some(Err(LinkError::Malformed(format!(
-                "type {:#04x} with {} payload bytes, expected {len}",
-                frame.kind,
-                frame.payload.len()
-            ))));
-        }
-        let mut f = Fields(&frame.payload);
+        let mut f = match frame.payload_of(len) {
+            Ok(payload) => Fields(payload),
+            Err(e) => return Some(Err(e)),
+        };
         Some(Ok(match frame.kind {
             kind::HASH => SearchAnswer::Hash(f.u64()),
             kind::PROGRESS => SearchAnswer::Progress {
