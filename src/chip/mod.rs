@@ -32,6 +32,23 @@ use marlin::verilator::{VerilatedModelConfig, tracing::Waveform};
 
 use crate::bus;
 use crate::position::Position;
+use crate::solver::Reason;
+
+/// The most plies left a search is started or a line walked with: the search tops' ports
+/// (`solver_top`'s `root_left` and `walk_left`, the link's SEARCH and WALK) are 10 bits.
+pub const MAX_LEFT: u32 = 1023;
+
+/// `plies` on a plies-left port, or the engine's error when it is more than [`MAX_LEFT`].
+pub fn left_port(plies: u32) -> Result<u16, Reason> {
+    u16::try_from(plies)
+        .ok()
+        .filter(|&left| u32::from(left) <= MAX_LEFT)
+        .ok_or_else(|| {
+            Reason::Engine(format!(
+                "{plies} plies left: the chip takes at most {MAX_LEFT}"
+            ))
+        })
+}
 
 /// A Verilator runtime for the project's Verilog.
 ///
@@ -273,6 +290,23 @@ impl<M> Drop for Chip<'_, M> {
     fn drop(&mut self) {
         if let Some(trace) = &mut self.trace {
             trace.flush();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plies_left_fit_the_ports_or_are_refused() {
+        assert_eq!(left_port(0), Ok(0));
+        assert_eq!(left_port(MAX_LEFT), Ok(1023));
+        for plies in [MAX_LEFT + 1, 65_536, u32::MAX] {
+            let Err(Reason::Engine(e)) = left_port(plies) else {
+                panic!("{plies} plies left taken");
+            };
+            assert!(e.contains(&plies.to_string()) && e.contains("1023"), "{e}");
         }
     }
 }

@@ -14,7 +14,7 @@ use rsshogi::types::Move;
 
 use crate::bus;
 use crate::chip::select::frame_peek_model;
-use crate::chip::{Chip, bus_model};
+use crate::chip::{Chip, MAX_LEFT, bus_model, left_port};
 use crate::position::Position;
 use crate::solver::hands::{self, Hand, KeyRule};
 use crate::solver::table::Found;
@@ -323,6 +323,7 @@ impl Searcher for ChipSearcher<'_> {
         plies: u32,
         node_limit: u64,
     ) -> Result<Value, Reason> {
+        let left = left_port(plies)?;
         // A root is the solve's position or one reached from it by legal moves.
         self.set_rule(board, kind);
         self.chip
@@ -338,7 +339,7 @@ impl Searcher for ChipSearcher<'_> {
             |m| {
                 m.start = 1;
                 m.stop = u8::from(stopped);
-                m.root_left = plies as u16;
+                m.root_left = left;
                 m.root_and = u8::from(and_root);
                 m.node_limit = node_limit;
             },
@@ -441,7 +442,7 @@ impl Searcher for ChipSearcher<'_> {
         self.pulse(
             |m| {
                 m.walk = 1;
-                m.walk_left = left.min(1023) as u16;
+                m.walk_left = left.min(MAX_LEFT) as u16;
                 m.walk_and = u8::from(kind == Kind::And);
             },
             |m| m.walk = 0,
