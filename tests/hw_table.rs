@@ -1,5 +1,5 @@
-//! The transposition table in simulation (`tt_top`, hdl/search/transposition_table.spade)
-//! against its models, in every mode: keyed by plies left, src/solver/table.rs `Table`;
+//! The transposition table in simulation (`tt_top`, hdl/search/tt_top.spade around
+//! hdl/search/transposition_table.spade) against its models, in every mode: keyed by plies left, src/solver/table.rs `Table`;
 //! depth-free entries, hand superiority, or both, src/solver/pieces.rs `PieceTable` of
 //! the same switches. Every lookup must answer the same (the pieces too) and every store
 //! take the same branch of the replacement rule. Fresh random command sequences each run

@@ -1,6 +1,6 @@
 //! The search controller's blocks in simulation: the transposition table
-//! (`hdl/search/transposition_table.spade`, top `tt_top`, at the geometry of
-//! `hdl/search/geometry.spade`) and its driver, which speaks the
+//! (`hdl/search/transposition_table.spade`, top `tt_top` in `hdl/search/tt_top.spade`, at
+//! the geometry of `hdl/search/geometry.spade`) and its driver, which speaks the
 //! table's command interface one command at a time and counts the cycles each takes.
 
 use marlin::spade::prelude::*;
@@ -13,8 +13,8 @@ use crate::solver::table::Placement;
 use crate::solver::values::Pn;
 
 /// The transposition table with the geometry of swim.toml `[search]`
-/// (`hdl/search/transposition_table.spade`: `tt_top`).
-#[spade(src = "hdl/search/transposition_table.spade", name = "tt_top")]
+/// (`hdl/search/tt_top.spade` around `hdl/search/transposition_table.spade`).
+#[spade(src = "hdl/search/tt_top.spade", name = "tt_top")]
 pub struct TtTop;
 
 clocked_model!(TtTop);
