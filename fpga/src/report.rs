@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::depth::Depth;
-use super::device::{Device, LinkSettings, Pll};
-use super::netlist::{CriticalPath, Fmax, Resources, Utilisation};
-use super::pnr::SeedRun;
+use crate::depth::Depth;
+use crate::device::{Device, LinkSettings, Pll};
+use crate::netlist::{CriticalPath, Fmax, Resources, Utilisation};
+use crate::pnr::SeedRun;
 use crate::util;
 use tsume::project::manifest::Board;
 
