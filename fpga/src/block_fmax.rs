@@ -560,4 +560,86 @@ mod tests {
             "the block's top level"
         );
     }
+
+    /// A small unit of Spade's shape through the tools as block-fmax runs them, in a project
+    /// under `/tmp` (which the WebAssembly tools cannot see by its absolute path): the
+    /// wrapper, yosys, nextpnr-ecp5 with the router watch and its report read back; then
+    /// the same netlist placed and routed into a configuration that ecppack packs into a
+    /// bitstream.
+    #[test]
+    #[ignore = "needs the FPGA tools (yosys, nextpnr-ecp5): run `cargo xtask setup`, then \
+                `cargo test -p tsume-fpga -- --ignored` (`cargo xtask test` runs it)"]
+    fn a_small_unit_goes_through_yosys_nextpnr_and_ecppack_under_tmp() {
+        let checkout = crate::checkout();
+        let tools = crate::Tools::of_checkout(&checkout);
+        let manifest = tsume::project::Manifest::load(&checkout).unwrap();
+        let board = manifest.board(None).unwrap().1;
+        let board_lpf = std::fs::read_to_string(checkout.join(&board.constraints)).unwrap();
+        let root = Path::new("/tmp").join(format!("tsume-tools-{}", std::process::id()));
+        let dir = root.join("build").join("sum");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (verilog, lpf) = (root.join("t.sv"), root.join("clock.lpf"));
+        let unit = "tsume::t::sum";
+        let text = "module \\tsume::t::sum  (\n        input clk_i,\n        input[7:0] a_i,\n        \
+                    input[7:0] b_i,\n        output[8:0] output__\n    );\n    \
+                    reg[8:0] r;\n    always @(posedge clk_i) r <= a_i + b_i;\n    \
+                    assign output__ = r;\nendmodule\n";
+        std::fs::write(&verilog, text).unwrap();
+        std::fs::write(&lpf, clock_lpf(&board_lpf, 50.0).unwrap()).unwrap();
+        // The smallest part in the board's package: the same pins, a quicker run.
+        let device = device("LFE5U-12F").unwrap();
+        let nextpnr = Nextpnr {
+            tools: &tools,
+            root: &root,
+            device: &device,
+            package: &board.package,
+            speed: board.speed,
+            netlist: Path::new(""),
+            lpf: &lpf,
+            lpf_allow_unconstrained: true,
+            freq_mhz: None,
+            options: &["--placer", "heap", "--router", "router1"],
+        };
+        let job = Job {
+            tag: "sum".into(),
+            unit: unit.into(),
+            ports: module_ports(text, unit).unwrap(),
+            dir: dir.clone(),
+            nextpnr: &nextpnr,
+            seed: 1,
+            verilog: &verilog,
+            abc9: None,
+            no_rw_check: &[],
+        };
+        let row = job.run();
+        let (config, bit) = (dir.join("sum.config"), dir.join("sum.bit"));
+        let packed = (|| -> Result<()> {
+            let netlist = dir.join("block_alone.json");
+            let nextpnr = Nextpnr {
+                netlist: &netlist,
+                ..nextpnr
+            };
+            let mut cmd = nextpnr.command(1, &dir.join("again.json"), Some(&config))?;
+            crate::tools::tool_stage("pnr", "nextpnr-ecp5", &mut cmd, &dir.join("again.log"))?;
+            let mut cmd = crate::flow::ecppack(&tools, &root, &config, &bit)?;
+            crate::tools::tool_stage("pack", "ecppack", &mut cmd, &dir.join("pack.log"))?;
+            Ok(())
+        })();
+        let bit_bytes = std::fs::metadata(&bit).map(|m| m.len()).unwrap_or(0);
+        let logs: Vec<String> = ["synth.log", "pnr.log", "again.log", "pack.log"]
+            .iter()
+            .map(|l| std::fs::read_to_string(dir.join(l)).unwrap_or_default())
+            .collect();
+        std::fs::remove_dir_all(&root).ok();
+        let logs = logs.join("\n");
+        assert_eq!(row.error, None, "{logs}");
+        let resources = row.resources.expect("the wrapper's resources");
+        // The sum's 9 output bits registered twice (the unit's and the wrapper's), and the
+        // inputs' 16-bit shift register.
+        assert!(resources.ff >= 9 + 9 + 16, "{resources:?}");
+        assert!(row.fmax_mhz.is_some_and(|f| f > 50.0), "{row:?}");
+        assert!(row.critical_path.is_some(), "{row:?}");
+        packed.unwrap_or_else(|e| panic!("{e:#}\n{logs}"));
+        assert!(bit_bytes > 1000, "a bitstream of {bit_bytes} bytes");
+    }
 }

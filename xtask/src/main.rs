@@ -41,8 +41,10 @@ Tasks in detail:
           differ from what the model and swim.toml give. (`keys` is another name for it.)
   lint    cargo fmt --all --check, then cargo clippy --workspace --all-targets -D warnings.
   test    lint (unless --no-lint), setup, hdl, then cargo test --workspace with .tools/bin
-          first on PATH; arguments after the options go to cargo test. Exits with cargo
-          test's code. This is the project's test command (CI runs it).
+          first on PATH; arguments after the options go to cargo test. Then the FPGA
+          flow's tests that need its tools, ignored by a plain cargo test: cargo test -p
+          tsume-fpga -- --ignored (with the arguments after `--`). Exits with the first
+          failing cargo test's code. This is the project's test command (CI runs it).
   sim     Move sets of positions: every legal check, or every legal evasion when the side to
           move is in check, grouped by category, moves in USI. --engine chip (the default)
           is the Spade generator simulated by Verilator, with clock cycles per position;
@@ -164,7 +166,8 @@ enum Task {
     Gen,
     /// cargo fmt --check and cargo clippy with warnings as errors.
     Lint,
-    /// Lint, setup, hdl, then cargo test --workspace (the project's test command).
+    /// Lint, setup, hdl, then cargo test --workspace and the FPGA tools' tests (the project's
+    /// test command).
     Test(test::TestArgs),
     /// Move sets of positions from the chip's generator or the software model (the reference).
     Sim(sim::SimArgs),
