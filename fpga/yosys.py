@@ -1,9 +1,9 @@
 """yosys of the FPGA flow: a native yosys, the pyosys wheel's libyosys (swim.toml
 [toolchain] pyosys, installed into .tools/venv by `cargo xtask setup`), behind yosys' own
-command line as far as the flow uses it. xtask runs it with the venv's Python
-(`yosys` in xtask/src/fpga/synth.rs); by hand:
+command line as far as the flow uses it. The flow runs it with the venv's Python
+(`yosys` in fpga/src/synth.rs); by hand:
 
-    .tools/venv/bin/python xtask/src/fpga/yosys.py [-q] [-l LOG] [-s SCRIPT] [-p COMMANDS] [FILE...]
+    .tools/venv/bin/python fpga/yosys.py [-q] [-l LOG] [-s SCRIPT] [-p COMMANDS] [FILE...]
 
 As yosys does: the FILEs are read first (the frontend chosen by the file's extension, a
 `.ys` file runs as a script), then the -s scripts, then the -p commands (`;` between

@@ -403,7 +403,7 @@ mod tests {
     /// search's blocks and the link's are there.
     #[test]
     fn the_boards_blocks_are_the_search_and_the_link() {
-        let root = crate::util::project_root();
+        let root = crate::checkout();
         let manifest = tsume::project::manifest::Manifest::load(&root).unwrap();
         let path = root.join(&manifest.hdl.output);
         let verilog = std::fs::read_to_string(&path)

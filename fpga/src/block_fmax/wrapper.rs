@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result, bail};
 
-use crate::fpga::netlist::module_of;
+use crate::netlist::module_of;
 use crate::util;
 
 /// A port of a Spade module: its name and width in bits.
@@ -215,7 +215,7 @@ mod tests {
 
     #[test]
     fn the_clock_pin_comes_from_the_board_lpf() {
-        let root = crate::util::project_root();
+        let root = crate::checkout();
         let manifest = tsume::project::manifest::Manifest::load(&root).unwrap();
         let path = root.join(&manifest.board(None).unwrap().1.constraints);
         let lpf = std::fs::read_to_string(&path).expect("the default board's LPF");

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 
 use super::{Registers, count_deeper, flip_flop_depths, grouped, read_netlist, register_of};
-use tsume::project::manifest::Manifest;
+use crate::Project;
 
 /// How the flip-flops of a depth table are grouped.
 pub enum Grouping<'a> {
@@ -226,9 +226,9 @@ pub struct DepthArgs {
     pub json: bool,
 }
 
-pub fn run(args: &DepthArgs) -> Result<()> {
-    let root = crate::util::project_root();
-    let manifest = Manifest::load(&root)?;
+/// `cargo xtask depth` on `project` (no tool runs: the netlist is read as it is).
+pub fn run(project: &Project, args: &DepthArgs) -> Result<()> {
+    let (root, manifest) = (&project.root, &project.manifest);
     let top = match &args.top {
         Some(top) => top.clone(),
         None => manifest.fpga()?.top.clone(),
@@ -248,10 +248,7 @@ pub fn run(args: &DepthArgs) -> Result<()> {
     let table = match &args.groups {
         Some(dir) => depth_table(&netlist, &top, &Grouping::Lists(&read_groups(dir)?))?,
         None => {
-            let verilog = args
-                .verilog
-                .clone()
-                .unwrap_or_else(|| root.join(&manifest.hdl.output));
+            let verilog = args.verilog.clone().unwrap_or_else(|| project.verilog());
             let text = std::fs::read_to_string(&verilog).with_context(|| {
                 format!(
                     "cannot read the Verilog {} (--verilog names another)",

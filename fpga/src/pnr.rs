@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::device::Device;
 use super::netlist::{Fmax, read_nextpnr_report};
 use super::tools::{Tool, Watch, remove_stale, watched_stage};
-use crate::util;
+use crate::{Tools, util};
 use tsume::project::manifest;
 
 /// nextpnr's algorithms on the command line (`bitstream`, `block-fmax`).
@@ -123,6 +123,7 @@ pub const PLACERS: [&str; 3] = ["heap", "static", "sa"];
 /// Paths may be absolute below `root`; the command hands them to the tool relative to it.
 #[derive(Clone, Copy)]
 pub struct Nextpnr<'a> {
+    pub tools: &'a Tools,
     pub root: &'a Path,
     pub device: &'a Device,
     pub package: &'a str,
@@ -141,7 +142,7 @@ impl Nextpnr<'_> {
     /// The command of one run: placer seed `seed`, the report to `report`, the textual
     /// configuration (for ecppack) to `config` when given.
     pub fn command(&self, seed: u64, report: &Path, config: Option<&Path>) -> Result<Command> {
-        let mut tool = Tool::new(self.root, "nextpnr-ecp5")
+        let mut tool = Tool::new(self.tools, self.root, "nextpnr-ecp5")
             .arg(self.device.nextpnr)
             .args(["--package", self.package])
             .args(["--speed", &self.speed.to_string()])
@@ -443,12 +444,12 @@ impl PnrSweep<'_> {
                 return (runs, Err(e));
             }
         }
-        let root = util::project_root();
+        let root = self.nextpnr.root;
         eprintln!(
             "  seeds {}: seed {best} kept ({}/ copied to {}/)",
             seed_list(self.seeds),
-            util::rel(&root, &sub),
-            util::rel(&root, self.dir)
+            util::rel(root, &sub),
+            util::rel(root, self.dir)
         );
         (runs, Ok(start.elapsed()))
     }
@@ -473,7 +474,7 @@ mod tests {
 
     #[test]
     fn tmg_ripup_reaches_the_chosen_router_and_the_command() {
-        let manifest = tsume::project::manifest::Manifest::load(&util::project_root()).unwrap();
+        let manifest = tsume::project::manifest::Manifest::load(&crate::checkout()).unwrap();
         let fpga = manifest.fpga().expect("swim.toml has [fpga]");
         let cases: [(&[&str], &str, &[&str], &str); 3] = [
             (&[], &fpga.router, &[], ""),
@@ -556,7 +557,7 @@ mod tests {
 
     #[test]
     fn scaled_lpf_scales_only_the_oscillator_frequency() {
-        let root = crate::util::project_root();
+        let root = crate::checkout();
         let manifest = tsume::project::manifest::Manifest::load(&root).unwrap();
         let path = root.join(&manifest.board(None).unwrap().1.constraints);
         let lpf = std::fs::read_to_string(&path).expect("the default board's LPF");

@@ -17,7 +17,7 @@ use clap::Args;
 use super::device::{LinkSettings, Pll};
 use super::netlist::tag;
 use super::tools::{Tool, quoted};
-use crate::{toolchain, util};
+use crate::Tools;
 
 /// Synthesis on the command line (`bitstream`, `block-fmax`).
 #[derive(Debug, Args)]
@@ -252,17 +252,12 @@ pub fn alone_script(
     s
 }
 
-/// The launcher of yosys, in this checkout: yosys' command line over the pyosys wheel's
-/// libyosys, a native yosys with its own `yosys-abc` (the one place that knows how yosys
-/// is run; its text says what it takes).
-pub const LAUNCHER: &str = "xtask/src/fpga/yosys.py";
-
 /// yosys running `script` in the project root `root` (`quiet`: `-q`, only warnings and
 /// errors in its output, and its last lines: peak memory, CPU and wall time): the venv's
-/// Python (where `cargo xtask setup` installs pyosys) running [`LAUNCHER`].
-pub fn yosys(root: &Path, script: &Path, quiet: bool) -> Result<Command> {
-    let launcher = util::project_root().join(LAUNCHER);
-    let mut tool = Tool::program(root, &toolchain::venv_python()).arg(launcher);
+/// Python (where `cargo xtask setup` installs pyosys) running the launcher
+/// ([`crate::LAUNCHER`]), both from `tools`.
+pub fn yosys(tools: &Tools, root: &Path, script: &Path, quiet: bool) -> Result<Command> {
+    let mut tool = Tool::program(root, &tools.python).arg(&tools.yosys);
     if quiet {
         tool = tool.arg("-q");
     }
@@ -497,14 +492,9 @@ mod tests {
     /// under `/tmp`, through the flow's path handling: the script and the command carry
     /// paths relative to the folder.
     #[test]
+    #[ignore = "needs the FPGA tools (yosys, nextpnr-ecp5): run `cargo xtask setup`, then \
+                `cargo test -p tsume-fpga -- --ignored` (`cargo xtask test` runs it)"]
     fn yosys_synthesises_a_project_under_tmp() {
-        if !crate::setup::fpga_tools_ready().unwrap() {
-            eprintln!(
-                "note: yosys_synthesises_a_project_under_tmp skipped: the FPGA tools are not \
-                 installed (cargo xtask setup)"
-            );
-            return;
-        }
         let root = Path::new("/tmp").join(format!("tsume-tool-paths-{}", std::process::id()));
         let build = root.join("build");
         std::fs::create_dir_all(&build).unwrap();
@@ -532,7 +522,8 @@ mod tests {
         );
         assert!(!text.contains("/tmp"), "{text}");
         std::fs::write(&script, text).unwrap();
-        let mut cmd = yosys(&root, &script, true).unwrap();
+        let tools = crate::Tools::of_checkout(&crate::checkout());
+        let mut cmd = yosys(&tools, &root, &script, true).unwrap();
         let outcome = super::super::tools::tool_stage(
             "yosys under /tmp",
             "synth_ecp5 of a small design",
@@ -552,14 +543,9 @@ mod tests {
     /// its memory (`submod` skips a module that holds memories, so without their collection
     /// first the whole chip stays one row).
     #[test]
+    #[ignore = "needs the FPGA tools (yosys, nextpnr-ecp5): run `cargo xtask setup`, then \
+                `cargo test -p tsume-fpga -- --ignored` (`cargo xtask test` runs it)"]
     fn the_blocks_pass_keeps_each_block_with_its_memory() {
-        if !crate::setup::fpga_tools_ready().unwrap() {
-            eprintln!(
-                "note: the_blocks_pass_keeps_each_block_with_its_memory skipped: the FPGA \
-                 tools are not installed (cargo xtask setup)"
-            );
-            return;
-        }
         let root = Path::new("/tmp").join(format!("tsume-blocks-pass-{}", std::process::id()));
         std::fs::create_dir_all(&root).unwrap();
         std::fs::write(
@@ -586,7 +572,8 @@ mod tests {
             .collect();
         let script = blocks_script(&inputs, &[], &units, Path::new("stat.json"));
         std::fs::write(root.join("blocks.ys"), script).unwrap();
-        let mut cmd = yosys(&root, Path::new("blocks.ys"), true).unwrap();
+        let tools = crate::Tools::of_checkout(&crate::checkout());
+        let mut cmd = yosys(&tools, &root, Path::new("blocks.ys"), true).unwrap();
         let outcome = super::super::tools::tool_stage(
             "yosys",
             "the per-block pass of a small design",

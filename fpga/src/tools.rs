@@ -1,5 +1,5 @@
 //! Running the FPGA tools: each as a stage with its log, the latest output line in the
-//! stage's spinner, and an optional watcher that may stop it; the tool missing, setup.
+//! stage's spinner, and an optional watcher that may stop it.
 //!
 //! nextpnr-ecp5 and ecppack (yowasp's) run in WebAssembly and mount a private folder of
 //! their own at `/tmp`: a file the host wrote under `/tmp` is invisible to them, and they
@@ -13,10 +13,10 @@ use std::path::{Component, Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
-use crate::setup;
-use crate::util::{self, Failure, Stage};
+use crate::Tools;
+use crate::util::{self, Stage};
 
 /// `path` as a tool running in `root` must be given it: relative to `root`, without `..`.
 /// An absolute path below `root` loses the prefix; one elsewhere is an error.
@@ -52,8 +52,8 @@ pub fn quoted(p: &Path) -> String {
     format!("\"{}\"", p.display())
 }
 
-/// A command line of one of the FPGA tools (`.tools/bin/NAME`), run in the project root
-/// with every path argument made relative to it ([`tool_path`]).
+/// A command line of one of the FPGA tools (a wrapper of [`Tools::bin`]), run in the
+/// project root with every path argument made relative to it ([`tool_path`]).
 pub struct Tool {
     root: PathBuf,
     cmd: Command,
@@ -61,9 +61,9 @@ pub struct Tool {
 }
 
 impl Tool {
-    /// The wrapper `.tools/bin/NAME`.
-    pub fn new(root: &Path, name: &str) -> Tool {
-        Tool::program(root, &util::tools_bin().join(name))
+    /// The wrapper `name` of `tools`.
+    pub fn new(tools: &Tools, root: &Path, name: &str) -> Tool {
+        Tool::program(root, &tools.wrapper(name))
     }
 
     /// Any program.
@@ -234,15 +234,12 @@ pub fn watched_stage(
     let (success, status, output, stopped) = run_watched(cmd, &stage, log, watch)?;
     if let Some(reason) = stopped {
         stage.fail();
-        return Err(Failure::error(
-            1,
-            format!(
-                "{label} stopped: {reason}. The design does not route on this device as it \
-                 is (see the overuse in {}; nextpnr's --router2-heatmap shows where); \
-                 `--router-patience 0` lets the router run on. Last lines:\n{}",
-                log.display(),
-                util::tail(&output, 10)
-            ),
+        return Err(anyhow!(
+            "{label} stopped: {reason}. The design does not route on this device as it is \
+             (see the overuse in {}; nextpnr's --router2-heatmap shows where); \
+             `--router-patience 0` lets the router run on. Last lines:\n{}",
+            log.display(),
+            util::tail(&output, 10)
         ));
     }
     if !success {
@@ -256,24 +253,15 @@ pub fn watched_stage(
         } else {
             ""
         };
-        return Err(Failure::error(
-            1,
-            format!(
-                "{label} failed ({status}): {hint}last lines of {}:\n{}",
-                log.display(),
-                util::tail(&output, 25)
-            ),
+        return Err(anyhow!(
+            "{label} failed ({status}): {hint}last lines of {}:\n{}",
+            log.display(),
+            util::tail(&output, 25)
         ));
     }
-    Ok(stage.done(&format!("log {}", util::rel(&util::project_root(), log))))
-}
-
-pub fn require_tools() -> Result<()> {
-    if !setup::fpga_tools_ready()? {
-        eprintln!("bitstream: FPGA tools missing in .tools: running setup first");
-        setup::run()?;
-    }
-    Ok(())
+    // The log as the tool's folder (the project root) names it.
+    let root = cmd.get_current_dir().unwrap_or(Path::new(""));
+    Ok(stage.done(&format!("log {}", util::rel(root, log))))
 }
 
 /// A tool run in the background (the per-block pass runs beside place and route).
@@ -318,13 +306,10 @@ impl Background {
         if !status.success() {
             stage.fail();
             let text = std::fs::read_to_string(&self.log).unwrap_or_default();
-            return Err(Failure::error(
-                1,
-                format!(
-                    "{label} failed ({status}): last lines of {}:\n{}",
-                    self.log.display(),
-                    util::tail(&text, 25)
-                ),
+            return Err(anyhow!(
+                "{label} failed ({status}): last lines of {}:\n{}",
+                self.log.display(),
+                util::tail(&text, 25)
             ));
         }
         stage.done(&format!(
@@ -357,7 +342,8 @@ mod tests {
         assert!(e.contains("cannot reach a path with `..`"), "{e}");
         assert!(rel("build/../../x.v").is_err());
 
-        let cmd = Tool::new(root, "yosys")
+        let tools = Tools::of_checkout(root);
+        let cmd = Tool::new(&tools, root, "yosys")
             .arg("-s")
             .path(&root.join("build/synth.ys"))
             .command()
@@ -366,7 +352,7 @@ mod tests {
         let args: Vec<_> = cmd.get_args().collect();
         assert_eq!(args, ["-s", "build/synth.ys"]);
         assert!(
-            Tool::new(root, "yosys")
+            Tool::new(&tools, root, "yosys")
                 .path(Path::new("/elsewhere"))
                 .arg("-q")
                 .command()

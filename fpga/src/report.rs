@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::depth::Depth;
-use super::device::{Device, LinkSettings, Pll};
-use super::netlist::{CriticalPath, Fmax, Resources, Utilisation};
-use super::pnr::SeedRun;
+use crate::depth::Depth;
+use crate::device::{Device, LinkSettings, Pll};
+use crate::netlist::{CriticalPath, Fmax, Resources, Utilisation};
+use crate::pnr::SeedRun;
 use crate::util;
 use tsume::project::manifest::Board;
 
@@ -85,8 +85,23 @@ pub fn percent(used: u64, available: u64) -> f64 {
 }
 
 impl Report {
+    /// The report as markdown (`build/bitstream-report.md`): its sections in order.
     pub fn markdown(&self) -> String {
         let mut s = String::new();
+        self.header_section(&mut s);
+        self.resources_section(&mut s);
+        self.utilisation_section(&mut s);
+        self.clocks_section(&mut s);
+        self.critical_paths_section(&mut s);
+        self.seeds_section(&mut s);
+        self.logic_depth_section(&mut s);
+        self.stages_section(&mut s);
+        self.outcome_section(&mut s);
+        s
+    }
+
+    /// The title, the board, its clock and UART, the search's table and the command.
+    fn header_section(&self, s: &mut String) {
         let b = &self.board_config;
         let _ = writeln!(
             s,
@@ -130,6 +145,10 @@ impl Report {
             }
         );
         let _ = writeln!(s, "Command: `{}`\n", self.command);
+    }
+
+    /// "Resources per block": the per-block table, their sum and the flat chip.
+    fn resources_section(&self, s: &mut String) {
         let _ = writeln!(s, "## Resources per block\n");
         let _ = writeln!(
             s,
@@ -171,54 +190,68 @@ impl Report {
             "| **chip (flat synthesis)** | **{}** | | **{}** | **{}** | **{}** | **{}** |\n",
             t.lut4, t.ff, t.bram, t.dsp, t.lutram
         );
+    }
+
+    /// "Device utilisation": the LUT4 share against the budget, nextpnr's table.
+    fn utilisation_section(&self, s: &mut String) {
         let _ = writeln!(s, "## Device utilisation\n");
         let _ = writeln!(
             s,
             "LUT4: {:.1} % of {} (budget {} %).\n",
             self.lut_percent, self.device.luts, self.max_lut_percent
         );
-        if !self.utilisation.is_empty() {
-            let _ = writeln!(s, "| resource (nextpnr) | used | available | % |");
-            let _ = writeln!(s, "|---|---:|---:|---:|");
-            for (name, u) in &self.utilisation {
-                if u.used > 0 {
-                    let _ = writeln!(
-                        s,
-                        "| {name} | {} | {} | {:.1} % |",
-                        u.used,
-                        u.available,
-                        percent(u.used, u.available)
-                    );
-                }
-            }
-            let _ = writeln!(s);
+        if self.utilisation.is_empty() {
+            return;
         }
-        if !self.fmax.is_empty() {
-            let _ = writeln!(s, "## Clocks\n");
+        let _ = writeln!(s, "| resource (nextpnr) | used | available | % |");
+        let _ = writeln!(s, "|---|---:|---:|---:|");
+        for (name, u) in &self.utilisation {
+            if u.used > 0 {
+                let _ = writeln!(
+                    s,
+                    "| {name} | {} | {} | {:.1} % |",
+                    u.used,
+                    u.available,
+                    percent(u.used, u.available)
+                );
+            }
+        }
+        let _ = writeln!(s);
+    }
+
+    /// "Clocks": each clock net against its target (after place and route only).
+    fn clocks_section(&self, s: &mut String) {
+        if self.fmax.is_empty() {
+            return;
+        }
+        let _ = writeln!(s, "## Clocks\n");
+        let _ = writeln!(
+            s,
+            "| clock net | achieved Fmax | target | placed and routed against | |"
+        );
+        let _ = writeln!(s, "|---|---:|---:|---:|---|");
+        for (net, f) in &self.fmax {
             let _ = writeln!(
                 s,
-                "| clock net | achieved Fmax | target | placed and routed against | |"
+                "| {net} | {:.2} MHz | {:.2} MHz | {:.2} MHz | {} |",
+                f.achieved,
+                f.target,
+                f.constraint,
+                if f.met() { "met" } else { "MISSED" }
             );
-            let _ = writeln!(s, "|---|---:|---:|---:|---|");
-            for (net, f) in &self.fmax {
-                let _ = writeln!(
-                    s,
-                    "| {net} | {:.2} MHz | {:.2} MHz | {:.2} MHz | {} |",
-                    f.achieved,
-                    f.target,
-                    f.constraint,
-                    if f.met() { "met" } else { "MISSED" }
-                );
-            }
-            let _ = writeln!(s);
-            if self.pnr_margin != 1.0 {
-                let _ = writeln!(
-                    s,
-                    "Placed and routed against clocks {} times the targets (`--pnr-margin`).\n",
-                    self.pnr_margin
-                );
-            }
         }
+        let _ = writeln!(s);
+        if self.pnr_margin != 1.0 {
+            let _ = writeln!(
+                s,
+                "Placed and routed against clocks {} times the targets (`--pnr-margin`).\n",
+                self.pnr_margin
+            );
+        }
+    }
+
+    /// The critical path of each clock domain, a paragraph each.
+    fn critical_paths_section(&self, s: &mut String) {
         for c in &self.critical_paths {
             let _ = writeln!(
                 s,
@@ -239,72 +272,86 @@ impl Report {
                     .join(" -> ")
             );
         }
-        if !self.seeds.is_empty() {
-            let _ = writeln!(s, "## Seeds\n");
+    }
+
+    /// "Seeds": every run of a seed sweep.
+    fn seeds_section(&self, s: &mut String) {
+        if self.seeds.is_empty() {
+            return;
+        }
+        let _ = writeln!(s, "## Seeds\n");
+        let _ = writeln!(
+            s,
+            "The same netlist placed and routed once per seed (`--seed`); the \
+             bitstream, the clocks and the critical paths above are the kept \
+             run's. Runs side by side share the machine, so their wall times are \
+             longer than a run alone.\n"
+        );
+        let _ = writeln!(s, "| seed | slowest clock | of its target | wall time | |");
+        let _ = writeln!(s, "|---:|---:|---:|---:|---|");
+        for r in &self.seeds {
+            let _ = match (r.fmax_mhz, r.of_target) {
+                (Some(mhz), Some(x)) => writeln!(
+                    s,
+                    "| {} | {mhz:.2} MHz | {:.1} % | {:.0} s | {} |",
+                    r.seed,
+                    100.0 * x,
+                    r.seconds,
+                    if r.chosen {
+                        "kept"
+                    } else if x >= 1.0 {
+                        "met"
+                    } else {
+                        "missed"
+                    }
+                ),
+                _ => writeln!(
+                    s,
+                    "| {} | | | | did not finish: {} |",
+                    r.seed,
+                    r.error.as_deref().unwrap_or("")
+                ),
+            };
+        }
+        let _ = writeln!(s);
+    }
+
+    /// "Logic depth after synthesis": the deepest register groups.
+    fn logic_depth_section(&self, s: &mut String) {
+        let Some(d) = &self.logic_depth else {
+            return;
+        };
+        let _ = writeln!(s, "## Logic depth after synthesis\n");
+        let _ = writeln!(
+            s,
+            "LUT levels in front of the deepest registers of the Verilog (LUT4 = 1, \
+             PFUMX/L6MUX21 = 0.35, carry 1 in and 0.06 along the chain; about 1.5 ns a \
+             level with routing on an ECP5-6), with their flip-flops and how many of \
+             them sit behind more than 6 levels.\n"
+        );
+        let _ = writeln!(s, "| register | levels | flip-flops | behind more than 6 |");
+        let _ = writeln!(s, "|---|---:|---:|---:|");
+        for g in &d.groups {
             let _ = writeln!(
                 s,
-                "The same netlist placed and routed once per seed (`--seed`); the \
-                 bitstream, the clocks and the critical paths above are the kept \
-                 run's. Runs side by side share the machine, so their wall times are \
-                 longer than a run alone.\n"
+                "| `{}` | {:.2} | {} | {} |",
+                g.name, g.levels, g.flip_flops, g.deep
             );
-            let _ = writeln!(s, "| seed | slowest clock | of its target | wall time | |");
-            let _ = writeln!(s, "|---:|---:|---:|---:|---|");
-            for r in &self.seeds {
-                let _ = match (r.fmax_mhz, r.of_target) {
-                    (Some(mhz), Some(x)) => writeln!(
-                        s,
-                        "| {} | {mhz:.2} MHz | {:.1} % | {:.0} s | {} |",
-                        r.seed,
-                        100.0 * x,
-                        r.seconds,
-                        if r.chosen {
-                            "kept"
-                        } else if x >= 1.0 {
-                            "met"
-                        } else {
-                            "missed"
-                        }
-                    ),
-                    _ => writeln!(
-                        s,
-                        "| {} | | | | did not finish: {} |",
-                        r.seed,
-                        r.error.as_deref().unwrap_or("")
-                    ),
-                };
-            }
-            let _ = writeln!(s);
         }
-        if let Some(d) = &self.logic_depth {
-            let _ = writeln!(s, "## Logic depth after synthesis\n");
+        let _ = writeln!(s);
+        if !d.deeper_than.is_empty() {
             let _ = writeln!(
                 s,
-                "LUT levels in front of the deepest registers of the Verilog (LUT4 = 1, \
-                 PFUMX/L6MUX21 = 0.35, carry 1 in and 0.06 along the chain; about 1.5 ns a \
-                 level with routing on an ECP5-6), with their flip-flops and how many of \
-                 them sit behind more than 6 levels.\n"
+                "Flip-flops behind more than {} (abc maps every path up to the deepest \
+                 one's depth, so these, not the deepest path alone, are what a faster \
+                 clock has to pull down).\n",
+                deeper_than(d)
             );
-            let _ = writeln!(s, "| register | levels | flip-flops | behind more than 6 |");
-            let _ = writeln!(s, "|---|---:|---:|---:|");
-            for g in &d.groups {
-                let _ = writeln!(
-                    s,
-                    "| `{}` | {:.2} | {} | {} |",
-                    g.name, g.levels, g.flip_flops, g.deep
-                );
-            }
-            let _ = writeln!(s);
-            if !d.deeper_than.is_empty() {
-                let _ = writeln!(
-                    s,
-                    "Flip-flops behind more than {} (abc maps every path up to the deepest \
-                     one's depth, so these, not the deepest path alone, are what a faster \
-                     clock has to pull down).\n",
-                    deeper_than(d)
-                );
-            }
         }
+    }
+
+    /// "Stages": the wall time of each stage and of the run.
+    fn stages_section(&self, s: &mut String) {
         let _ = writeln!(s, "## Stages\n");
         let _ = writeln!(s, "| stage | wall time |");
         let _ = writeln!(s, "|---|---:|");
@@ -312,6 +359,10 @@ impl Report {
             let _ = writeln!(s, "| {name} | {secs:.1} s |");
         }
         let _ = writeln!(s, "| **total** | **{:.1} s** |\n", self.total_seconds);
+    }
+
+    /// The bitstream written or not, and the checks passed or those that failed.
+    fn outcome_section(&self, s: &mut String) {
         match &self.bitstream {
             Some(bit) => {
                 let _ = writeln!(s, "Bitstream: `{}`.", bit.display());
@@ -328,7 +379,6 @@ impl Report {
                 let _ = writeln!(s, "- {f}");
             }
         }
-        s
     }
 }
 
@@ -445,4 +495,123 @@ pub fn summary(root: &Path, r: &Report, md: &Path) {
         util::rel(root, md),
         util::rel(root, &md.with_extension("json"))
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::depth::Group;
+    use crate::device::{device, link_settings, pll_params};
+
+    /// A report with every section: each appears once, in order, with its figures.
+    #[test]
+    fn the_markdown_has_every_section_in_order() {
+        let manifest = tsume::project::Manifest::load(&crate::checkout()).unwrap();
+        let board = manifest.board(None).unwrap().1.clone();
+        let pll = pll_params(25.0, 65.0).unwrap();
+        let r = |lut4, ff| Resources {
+            lut4,
+            ff,
+            ..Resources::default()
+        };
+        let f = |achieved: f64| Fmax {
+            achieved,
+            constraint: 71.5,
+            target: 65.0,
+        };
+        let report = Report {
+            board: "b".into(),
+            board_config: board,
+            table: Table {
+                index_bits: 10,
+                ways: 4,
+                entries: 4096,
+                search_index_bits: 12,
+            },
+            device: device("LFE5U-85F").unwrap(),
+            pll,
+            link: link_settings(pll.out_mhz, 115_200, 2000).unwrap(),
+            blocks: vec![("a".into(), r(30, 4)), ("c".into(), r(10, 2))],
+            blocks_sum: r(40, 6),
+            total: r(38, 6),
+            lut_percent: 0.05,
+            max_lut_percent: 80.0,
+            fmax: [("clk".to_string(), f(60.0))].into(),
+            pnr_margin: 1.1,
+            utilisation: [(
+                "TRELLIS_COMB".to_string(),
+                Utilisation {
+                    used: 40,
+                    available: 83_640,
+                },
+            )]
+            .into(),
+            critical_paths: vec![CriticalPath {
+                clocks: "posedge clk -> posedge clk".into(),
+                delay_ns: 16.0,
+                logic_ns: 6.0,
+                routing_ns: 10.0,
+                logic_levels: 9,
+                start: "x".into(),
+                end: "y".into(),
+                blocks: vec!["a".into(), "c".into()],
+            }],
+            seeds: vec![SeedRun {
+                seed: 2,
+                fmax_mhz: Some(60.0),
+                of_target: Some(60.0 / 65.0),
+                seconds: 100.0,
+                chosen: true,
+                error: None,
+            }],
+            logic_depth: Some(Depth {
+                groups: vec![Group {
+                    name: "k0".into(),
+                    levels: 11.06,
+                    flip_flops: 20,
+                    deep: 12,
+                }],
+                worst_path: Vec::new(),
+                deeper_than: vec![(6, 1405), (7, 602)],
+            }),
+            stages: vec![("synth (yosys)".into(), 12.5)],
+            total_seconds: 20.0,
+            bitstream: Some("build/tsume.bit".into()),
+            command: "cargo xtask bitstream --board b".into(),
+            failures: vec!["clock clk reaches 60.00 MHz, the target is 65.00 MHz".into()],
+        };
+        let md = report.markdown();
+        let mut at = 0;
+        for line in [
+            "# Bitstream report: b (",
+            "The search's table: 2^10 sets of 4 ways, 4,096 entries (the board's",
+            "Command: `cargo xtask bitstream --board b`",
+            "## Resources per block",
+            "| a | 30 | 75.0 % | 4 | 0 | 0 | 0 |",
+            "| sum of the blocks | 40 | 100 % | 6 | 0 | 0 | 0 |",
+            "| **chip (flat synthesis)** | **38** |",
+            "## Device utilisation",
+            "| TRELLIS_COMB | 40 | 83640 | 0.0 % |",
+            "## Clocks",
+            "| clk | 60.00 MHz | 65.00 MHz | 71.50 MHz | MISSED |",
+            "Placed and routed against clocks 1.1 times the targets",
+            "Critical path (posedge clk -> posedge clk): 16.00 ns, 9 logic levels",
+            "## Seeds",
+            "| 2 | 60.00 MHz | 92.3 % | 100 s | kept |",
+            "## Logic depth after synthesis",
+            "| `k0` | 11.06 | 20 | 12 |",
+            "Flip-flops behind more than 6 / 7 levels: 1,405 / 602",
+            "## Stages",
+            "| synth (yosys) | 12.5 s |",
+            "| **total** | **20.0 s** |",
+            "Bitstream: `build/tsume.bit`.",
+            "## Failed checks",
+            "- clock clk reaches 60.00 MHz",
+        ] {
+            let found = md[at..]
+                .find(line)
+                .unwrap_or_else(|| panic!("`{line}` missing after byte {at} of\n{md}"));
+            at += found + line.len();
+        }
+    }
 }

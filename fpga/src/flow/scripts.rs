@@ -8,8 +8,9 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use crate::fpga::synth::{SynthInputs, blocks_script, synth_script};
-use crate::fpga::tools::{Tool, tool_path};
+use crate::Tools;
+use crate::synth::{SynthInputs, blocks_script, synth_script};
+use crate::tools::{Tool, tool_path};
 
 /// Where the synthesis scripts write (absolute, below the project root).
 pub(super) struct ScriptOutputs<'a> {
@@ -52,8 +53,8 @@ pub(super) fn scripts(
 
 /// ecppack of nextpnr's configuration `config` into the bitstream `bit`, compressed (as the
 /// ULX3S LPF asks).
-pub(super) fn ecppack(root: &Path, config: &Path, bit: &Path) -> Result<Command> {
-    Tool::new(root, "ecppack")
+pub(crate) fn ecppack(tools: &Tools, root: &Path, config: &Path, bit: &Path) -> Result<Command> {
+    Tool::new(tools, root, "ecppack")
         .arg("--compress")
         .arg("--input")
         .path(config)
@@ -65,10 +66,10 @@ pub(super) fn ecppack(root: &Path, config: &Path, bit: &Path) -> Result<Command>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fpga::device::{device, link_settings, pll_params};
-    use crate::fpga::pnr::Nextpnr;
-    use crate::fpga::synth::{LAUNCHER, yosys};
-    use crate::{toolchain, util};
+    use crate::device::{device, link_settings, pll_params};
+    use crate::pnr::Nextpnr;
+    use crate::synth::yosys;
+    use crate::{LAUNCHER, util};
     use tsume::project::manifest::Manifest;
 
     /// Every argument of `cmd` that names a file: none is absolute, and the command runs in
@@ -91,7 +92,8 @@ mod tests {
     /// for yosys' launcher, which the venv's Python runs.
     #[test]
     fn tools_get_paths_relative_to_the_project_root() {
-        let root = util::project_root();
+        let root = crate::checkout();
+        let tools = Tools::of_checkout(&root);
         let manifest = Manifest::load(&root).unwrap();
         let fpga = manifest.fpga().unwrap();
         let (_, board) = manifest.board(None).unwrap();
@@ -137,8 +139,8 @@ mod tests {
         );
         assert!(blocks.contains("tee -q -o \"build/bitstream/blocks-stat.json\""));
 
-        let cmd = yosys(&root, &dir.join("synth.ys"), true).unwrap();
-        assert_eq!(cmd.get_program(), toolchain::venv_python());
+        let cmd = yosys(&tools, &root, &dir.join("synth.ys"), true).unwrap();
+        assert_eq!(cmd.get_program(), tools.python);
         assert_eq!(cmd.get_current_dir(), Some(root.as_path()));
         let args: Vec<_> = cmd.get_args().collect();
         assert_eq!(
@@ -152,9 +154,10 @@ mod tests {
         );
         let config = dir.join("board_top.config");
         let bit = root.join("build").join("tsume.bit");
-        assert_relative(&ecppack(&root, &config, &bit).unwrap(), &root);
+        assert_relative(&ecppack(&tools, &root, &config, &bit).unwrap(), &root);
         let device = device(&board.device).unwrap();
         let nextpnr = Nextpnr {
+            tools: &tools,
             root: &root,
             device: &device,
             package: &board.package,
@@ -194,7 +197,7 @@ mod tests {
             e.starts_with("/elsewhere/pll.v is outside the project folder"),
             "{e}"
         );
-        let e = ecppack(&root, Path::new("../x.config"), &bit)
+        let e = ecppack(&tools, &root, Path::new("../x.config"), &bit)
             .unwrap_err()
             .to_string();
         assert!(e.contains("cannot reach a path with `..`"), "{e}");
