@@ -5,6 +5,8 @@
 //! Every test binary that declares `mod common;` compiles all of this and uses a part.
 #![allow(dead_code)]
 
+pub mod twins;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
