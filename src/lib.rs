@@ -9,6 +9,7 @@
 //! - [`bus`]: how a position travels to the chip and how the chip's outputs are laid out.
 //! - [`random`]: seeded generator of tsume-like positions for differential tests.
 //! - [`problems`]: the project's problem suite (`problems/*.json`).
+//! - [`input`]: the positions the commands are given (text, a positions file, the suite).
 //! - [`project`]: the checkout: swim.toml (read here for every tool) and the toolchain's paths.
 //! - [`mate`]: a small exhaustive mate search on the reference, used to vouch for the suite.
 //! - [`solver`]: the df-pn solver's golden model, written as the chip runs it (docs/search.md).
@@ -20,6 +21,7 @@
 pub mod bus;
 pub mod chip;
 pub mod cover;
+pub mod input;
 pub mod mate;
 pub mod position;
 pub mod problems;

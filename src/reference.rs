@@ -3,7 +3,11 @@
 //! The rules come from rsshogi's complete generator `LegalAll` (every legal non-promotion of
 //! pawns, lances, knights, silvers, bishops and rooks included; pawn-drop mates, double pawns,
 //! pieces left without a move and moves that leave the own king in check excluded). This module
-//! picks the tsume-shogi subset (checks, or evasions when in check) and categorises each move.
+//! picks the tsume-shogi subset (checks, or evasions when in check) and categorises each move,
+//! and says how another generator's list differs from it ([`ListDifference`]; the chip's
+//! lists are compared by `ChipMoves::reference_difference`).
+
+use std::collections::BTreeMap;
 
 use rsshogi::board::Bitboard;
 use rsshogi::movegen::{LegalAll, MoveListGen};
@@ -139,6 +143,130 @@ pub struct MoveSet {
     pub moves: Vec<TsumeMove>,
 }
 
+/// How a generator's move list for a position differs from the reference's
+/// ([`tsume_moves`]): the first of these found, in this order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListDifference {
+    /// The lists are of different modes: the generator saw the check otherwise.
+    Mode { got: Mode, want: Mode },
+    /// The list holds a move more than once.
+    Duplicates { moves: usize, distinct: usize },
+    /// Moves (with their categories) the list lacks, and moves it holds that the reference
+    /// does not (a move in another category is in both), each in USI order.
+    Moves {
+        missing: Vec<TsumeMove>,
+        extra: Vec<TsumeMove>,
+    },
+    /// Not one check flag a move.
+    FlagCount { flags: usize, moves: usize },
+    /// Moves whose check flag is not rsshogi's `gives_check_move`: the move, the list's
+    /// flag, the reference's.
+    Flags(Vec<(Move, bool, bool)>),
+}
+
+impl std::fmt::Display for ListDifference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let list = |moves: &[TsumeMove]| {
+            let words: Vec<String> = moves
+                .iter()
+                .map(|m| format!("{} ({})", m.mv.to_usi(), m.category))
+                .collect();
+            if words.is_empty() {
+                "none".to_string()
+            } else {
+                words.join(", ")
+            }
+        };
+        match self {
+            ListDifference::Mode { got, want } => {
+                write!(f, "chip mode {got}, reference mode {want}")
+            }
+            ListDifference::Duplicates { moves, distinct } => {
+                write!(
+                    f,
+                    "chip sent duplicate moves: {moves} moves, {distinct} distinct"
+                )
+            }
+            ListDifference::Moves { missing, extra } => {
+                write!(f, "missing {}\n    extra {}", list(missing), list(extra))
+            }
+            ListDifference::FlagCount { flags, moves } => {
+                write!(f, "{flags} check flags for {moves} moves")
+            }
+            ListDifference::Flags(wrong) => {
+                let wrong: Vec<String> = wrong
+                    .iter()
+                    .map(|(mv, got, want)| {
+                        format!("{} (chip {got}, reference {want})", mv.to_usi())
+                    })
+                    .collect();
+                write!(f, "check flags differ: {}", wrong.join(", "))
+            }
+        }
+    }
+}
+
+impl std::error::Error for ListDifference {}
+
+impl MoveSet {
+    /// How this list differs from `want` (the reference's list of the same position):
+    /// the mode, then the moves with their categories, order aside; None when they agree.
+    pub fn difference(&self, want: &MoveSet) -> Option<ListDifference> {
+        if self.mode != want.mode {
+            return Some(ListDifference::Mode {
+                got: self.mode,
+                want: want.mode,
+            });
+        }
+        let key = |m: &TsumeMove| (m.mv.to_usi(), m.category);
+        let by_key = |moves: &[TsumeMove]| -> BTreeMap<(String, Category), TsumeMove> {
+            moves.iter().map(|m| (key(m), *m)).collect()
+        };
+        let (got, wanted) = (by_key(&self.moves), by_key(&want.moves));
+        if got.len() != self.moves.len() {
+            return Some(ListDifference::Duplicates {
+                moves: self.moves.len(),
+                distinct: got.len(),
+            });
+        }
+        let only = |a: &BTreeMap<_, TsumeMove>, b: &BTreeMap<_, _>| -> Vec<TsumeMove> {
+            a.iter()
+                .filter(|(k, _)| !b.contains_key(*k))
+                .map(|(_, m)| *m)
+                .collect()
+        };
+        let (missing, extra) = (only(&wanted, &got), only(&got, &wanted));
+        if missing.is_empty() && extra.is_empty() {
+            None
+        } else {
+            Some(ListDifference::Moves { missing, extra })
+        }
+    }
+}
+
+/// Moves of `moves` (a list for `pos`) whose check flag in `flags` is not rsshogi's
+/// `gives_check_move`; None when every flag agrees.
+pub fn check_flag_difference(
+    pos: &Position,
+    moves: &[TsumeMove],
+    flags: &[bool],
+) -> Option<ListDifference> {
+    if flags.len() != moves.len() {
+        return Some(ListDifference::FlagCount {
+            flags: flags.len(),
+            moves: moves.len(),
+        });
+    }
+    let board = pos.inner();
+    let wrong: Vec<(Move, bool, bool)> = moves
+        .iter()
+        .zip(flags)
+        .map(|(m, &flag)| (m.mv, flag, board.gives_check_move(m.mv)))
+        .filter(|(_, got, want)| got != want)
+        .collect();
+    (!wrong.is_empty()).then_some(ListDifference::Flags(wrong))
+}
+
 /// Every legal check (mode Checks) or every legal evasion (mode Evasions), each categorised.
 ///
 /// The moves come from rsshogi's `LegalAll` generator (every legal non-promotion included);
@@ -263,6 +391,66 @@ mod tests {
             set.moves
                 .iter()
                 .all(|m| m.category.mode() == Mode::Evasions)
+        );
+    }
+
+    #[test]
+    fn a_list_differs_by_mode_duplicates_or_moves() {
+        let pos = Position::from_sfen("3k5/9/9/9/4R4/9/9/9/4K4 b G 1").unwrap();
+        let want = tsume_moves(&pos);
+        assert_eq!(want.difference(&want), None);
+        let mut reversed = want.clone();
+        reversed.moves.reverse();
+        assert_eq!(reversed.difference(&want), None, "order aside");
+        let evasions = MoveSet {
+            mode: Mode::Evasions,
+            ..want.clone()
+        };
+        let d = evasions.difference(&want).unwrap();
+        assert_eq!(d.to_string(), "chip mode evasions, reference mode checks");
+        let mut twice = want.clone();
+        twice.moves.push(want.moves[0]);
+        let d = twice.difference(&want).unwrap();
+        assert_eq!(
+            d,
+            ListDifference::Duplicates {
+                moves: want.moves.len() + 1,
+                distinct: want.moves.len()
+            }
+        );
+        let mut other = want.clone();
+        let first = other.moves.remove(0);
+        let moved = &mut other.moves[0];
+        moved.category = if moved.category == Category::Indirect {
+            Category::Direct
+        } else {
+            Category::Indirect
+        };
+        let d = other.difference(&want).unwrap();
+        let ListDifference::Moves { missing, extra } = &d else {
+            panic!("{d:?}")
+        };
+        assert_eq!(missing.len(), 2, "{d}");
+        assert!(missing.contains(&first), "{d}");
+        assert_eq!(extra, &[other.moves[0]], "{d}");
+        let named = format!("{} ({})", extra[0].mv.to_usi(), extra[0].category);
+        assert!(d.to_string().contains(&named), "{d}");
+    }
+
+    #[test]
+    fn check_flags_are_rsshogis() {
+        let pos = Position::from_sfen("3k5/9/9/9/4R4/9/9/9/4K4 b G 1").unwrap();
+        let moves = tsume_moves(&pos).moves;
+        let mut flags = vec![true; moves.len()];
+        assert_eq!(check_flag_difference(&pos, &moves, &flags), None);
+        flags[1] = false;
+        let d = check_flag_difference(&pos, &moves, &flags).unwrap();
+        assert_eq!(d, ListDifference::Flags(vec![(moves[1].mv, false, true)]));
+        assert!(d.to_string().starts_with("check flags differ: "), "{d}");
+        let d = check_flag_difference(&pos, &moves, &flags[1..]).unwrap();
+        assert_eq!(
+            d.to_string(),
+            format!("{} check flags for {} moves", moves.len() - 1, moves.len())
         );
     }
 }

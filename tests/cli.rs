@@ -353,7 +353,7 @@ fn help_documents_every_task() {
 /// move set by category, and fails on a position that is not valid.
 #[test]
 fn analyse_gives_the_expected_object_of_a_problem() {
-    let mate = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
+    let mate = common::MATE1;
     let out = Command::new(xtask())
         .args(["analyse", "--plies", "3", "--sfen", mate])
         .output()

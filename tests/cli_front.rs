@@ -9,32 +9,21 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{TempFile, json_lines, text, xtask, xtask_with_input};
+use common::{
+    BEFORE_MATE1, MATE1, TempFile, json_lines, solve_on_model, text, xtask, xtask_with_input,
+};
 use tsume::position::Position;
 use tsume::rsshogi::types::Move;
 use tsume::solver::Kind;
 use tsume::solver::line::check_line;
 
-/// Mate in 1 by the head gold.
-const MATE1: &str = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
 /// A mate in 3 (docs/usi.md's example): B*3c P*2b 3b2b.
 const MATE3: &str = "8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1";
-/// The defender's king steps next to the pawn: after it, MATE1's position.
-const BEFORE_MATE1: &str = "3k5/9/4P4/9/9/9/9/9/4K4 w G2r2b3g4s4n4l17p 1";
 /// A long problem (Shogi Zuko No. 98): no answer within a few thousand nodes.
 const HARD: &str = "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1";
-
-/// `xtask solve --engine model ARGS` with `stdin` on its standard input.
-fn solve(args: &[&str], stdin: &str) -> Output {
-    let args: Vec<&str> = ["solve", "--engine", "model"]
-        .into_iter()
-        .chain(args.iter().copied())
-        .collect();
-    xtask_with_input(&args, stdin)
-}
 
 fn moves(pv: &serde_json::Value) -> Vec<Move> {
     pv.as_array()
@@ -49,7 +38,7 @@ fn moves(pv: &serde_json::Value) -> Vec<Move> {
 #[test]
 fn solve_reads_positions_as_guis_write_them() {
     let after_usi = format!("position sfen {BEFORE_MATE1} moves 6a5a");
-    let out = solve(&["--json", "--sfen", &after_usi], "");
+    let out = solve_on_model(&["--json", "--sfen", &after_usi], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let line = &json_lines(&stdout)[0];
@@ -62,7 +51,7 @@ fn solve_reads_positions_as_guis_write_them() {
         "position startpos moves 7g7f 3c3d\nstartpos moves 7g7f 3c3d\n\
          position sfen {MATE3} moves B*3c\n{after_usi}\n"
     );
-    let out = solve(&["--positions", "-", "--json", "--root", "auto"], &input);
+    let out = solve_on_model(&["--positions", "-", "--json", "--root", "auto"], &input);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let lines = json_lines(&stdout);
@@ -78,12 +67,12 @@ fn solve_reads_positions_as_guis_write_them() {
     assert_eq!(lines[3]["pv"][0], "G*5b", "{}", lines[3]);
 
     // The report of one position names the position it solved.
-    let out = solve(&["--sfen", "startpos", "moves", "7g7f", "3c3d"], "");
+    let out = solve_on_model(&["--sfen", "startpos", "moves", "7g7f", "3c3d"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("result: no mate"), "{stdout}");
     // A bad move is named by its place, as `sim` names it.
-    let out = solve(&["--sfen", "startpos moves 7g7f 3c3d 7g7f"], "");
+    let out = solve_on_model(&["--sfen", "startpos moves 7g7f 3c3d 7g7f"], "");
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
@@ -95,7 +84,7 @@ fn solve_reads_positions_as_guis_write_them() {
 /// `--json` with `--sfen` gives one JSON line, not the report.
 #[test]
 fn one_position_with_json_is_json() {
-    let out = solve(&["--sfen", MATE1, "--json"], "");
+    let out = solve_on_model(&["--sfen", MATE1, "--json"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let lines = json_lines(&stdout);
@@ -104,7 +93,7 @@ fn one_position_with_json_is_json() {
     assert_eq!(lines[0]["engine"], "model");
     assert_eq!(lines[0]["pv"][0], "G*5b");
     // A position that is not usable: its JSON error line, exit 1.
-    let out = solve(&["--sfen", "4k4/9/4P4 b G 1", "--json"], "");
+    let out = solve_on_model(&["--sfen", "4k4/9/4P4 b G 1", "--json"], "");
     assert_eq!(out.status.code(), Some(1));
     let lines = json_lines(&text(&out.stdout));
     assert!(
@@ -119,7 +108,7 @@ fn one_position_with_json_is_json() {
 #[test]
 fn a_line_not_proven_shortest_says_so() {
     let field = |args: &[&str]| {
-        let out = solve(args, "");
+        let out = solve_on_model(args, "");
         let stdout = text(&out.stdout);
         assert!(
             out.status.success(),
@@ -139,7 +128,7 @@ fn a_line_not_proven_shortest_says_so() {
     assert_eq!(cut["result"], "mate", "{cut}");
     assert_eq!(cut["proven_shortest"], false, "{cut}");
     assert_eq!(cut["plies"], first["plies"], "{cut}");
-    let out = solve(&["--sfen", MATE3, "--shortest", "--nodes", &limit], "");
+    let out = solve_on_model(&["--sfen", MATE3, "--shortest", "--nodes", &limit], "");
     let stdout = text(&out.stdout);
     let want = format!("result: mate in {} (not proven shortest", first["plies"]);
     assert!(stdout.contains(&want), "{stdout}");
@@ -166,12 +155,12 @@ fn empty_and_marked_position_files() {
         );
         assert!(!stderr.contains("nothing to do"), "{args:?}: {stderr}");
     }
-    let out = solve(&["--positions", "-"], "");
+    let out = solve_on_model(&["--positions", "-"], "");
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("no positions in standard input"));
 
     let marked = TempFile::new("front", "bom.txt", format!("\u{feff}{MATE1}\n").as_bytes());
-    let out = solve(&["--positions", marked.path(), "--json"], "");
+    let out = solve_on_model(&["--positions", marked.path(), "--json"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let line = &json_lines(&stdout)[0];
@@ -227,7 +216,7 @@ fn options_out_of_range_are_refused_alike() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains("is negative"), "{args:?}: {stderr}");
     }
-    let out = solve(&["--tt-entries", "1099511627776", "--sfen", MATE1], "");
+    let out = solve_on_model(&["--tt-entries", "1099511627776", "--sfen", MATE1], "");
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
@@ -241,12 +230,12 @@ fn options_out_of_range_are_refused_alike() {
 /// `--max-plies`; both kings in check is named as such.
 #[test]
 fn limits_and_rules_speak_the_commands_words() {
-    let out = solve(&["--sfen", MATE3, "--nodes", "0", "--json"], "");
+    let out = solve_on_model(&["--sfen", MATE3, "--nodes", "0", "--json"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert_eq!(json_lines(&stdout)[0]["result"], "mate", "{stdout}");
 
-    let out = solve(&["--sfen", MATE3, "--max-plies", "3"], "");
+    let out = solve_on_model(&["--sfen", MATE3, "--max-plies", "3"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(
@@ -256,7 +245,7 @@ fn limits_and_rules_speak_the_commands_words() {
     assert!(!stdout.contains("swim.toml"), "{stdout}");
 
     let both = "4k3r/9/9/9/4R4/9/9/9/8K b - 1";
-    let out = solve(&["--sfen", both], "");
+    let out = solve_on_model(&["--sfen", both], "");
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(

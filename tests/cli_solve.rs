@@ -8,7 +8,7 @@ mod common;
 
 use std::process::{Command, Output};
 
-use common::{json_lines, text, xtask, xtask_with_input};
+use common::{MATE1, json_lines, solve_on_model, text, xtask, xtask_with_input};
 use serde_json::Value;
 use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
@@ -16,27 +16,8 @@ use tsume::rsshogi::types::Move;
 use tsume::solver::Kind;
 use tsume::solver::line::check_line;
 
-/// Mate in 1 by the head gold.
-const MATE1: &str = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
 /// Not an SFEN: three ranks instead of nine.
 const NOT_SFEN: &str = "4k4/9/4P4 b G 1";
-
-/// `xtask solve --engine model ARGS` (the model: fast), with `stdin` on its standard
-/// input; ARGS may name another engine.
-fn solve(args: &[&str], stdin: &str) -> Output {
-    let engine: &[&str] = if args.contains(&"--engine") {
-        &[]
-    } else {
-        &["--engine", "model"]
-    };
-    let args: Vec<&str> = ["solve"]
-        .iter()
-        .chain(engine)
-        .chain(args)
-        .copied()
-        .collect();
-    xtask_with_input(&args, stdin)
-}
 
 /// `xtask solve ARGS` with the default engine, the chip.
 fn solve_on_chip(args: &[&str], stdin: &str) -> Output {
@@ -64,7 +45,7 @@ fn problem(id: &str) -> (String, Expected) {
 fn one_position_gives_the_board_the_line_and_the_counters() {
     let (sfen, expected) = problem("tsume3-dragon-bishop");
     assert_eq!(expected, Expected::Mate(3));
-    let out = solve(&["--shortest", "--sfen", &sfen], "");
+    let out = solve_on_model(&["--shortest", "--sfen", &sfen], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let field = |name: &str| {
@@ -95,7 +76,7 @@ fn a_bad_line_is_reported_and_the_run_goes_on() {
     let (mate5, _) = problem("tsume5-dragon");
     let (nomate, _) = problem("nomate-two-golds");
     let input = format!("# a comment\n{MATE1}\n{NOT_SFEN}\n\n{mate5}\n{nomate}\n");
-    let out = solve(&["--positions", "-", "--json", "--shortest"], &input);
+    let out = solve_on_model(&["--positions", "-", "--json", "--shortest"], &input);
     let stdout = text(&out.stdout);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
@@ -145,7 +126,7 @@ fn a_bad_line_is_reported_and_the_run_goes_on() {
     assert_eq!(lines[3]["pv"], Value::Array(vec![]));
 
     // Without --json: one readable line per position, in input order.
-    let out = solve(&["--positions", "-"], &input);
+    let out = solve_on_model(&["--positions", "-"], &input);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     let lines: Vec<&str> = stdout.lines().collect();
@@ -162,7 +143,7 @@ fn a_bad_line_is_reported_and_the_run_goes_on() {
 #[test]
 fn the_root_side_follows_the_check() {
     let (mate5, _) = problem("tsume5-dragon");
-    let out = solve(&["--positions", "-", "--json", "--shortest"], &mate5);
+    let out = solve_on_model(&["--positions", "-", "--json", "--shortest"], &mate5);
     let first = json_lines(&text(&out.stdout))[0]["pv"][0]
         .as_str()
         .unwrap()
@@ -173,7 +154,7 @@ fn the_root_side_follows_the_check() {
         .to_sfen();
 
     let input = format!("{after}\n{MATE1}\n");
-    let out = solve(
+    let out = solve_on_model(
         &["--positions", "-", "--json", "--shortest", "--root", "auto"],
         &input,
     );
@@ -197,7 +178,7 @@ fn the_root_side_follows_the_check() {
     .unwrap_or_else(|e| panic!("{e}: {}", lines[0]));
     assert_eq!(lines[1]["root"], "attacker", "{}", lines[1]);
 
-    let out = solve(
+    let out = solve_on_model(
         &["--positions", "-", "--json", "--root", "defender"],
         &input,
     );
@@ -211,7 +192,7 @@ fn the_root_side_follows_the_check() {
         "{error}"
     );
 
-    let out = solve(
+    let out = solve_on_model(
         &["--positions", "-", "--json", "--root", "attacker"],
         &after,
     );
@@ -219,7 +200,7 @@ fn the_root_side_follows_the_check() {
     assert_eq!(lines[0]["root"], "attacker", "{}", lines[0]);
     assert_ne!(lines[0]["result"], "mate", "{}", lines[0]);
 
-    let out = solve(&["--sfen", MATE1, "--root", "sideways"], "");
+    let out = solve_on_model(&["--sfen", MATE1, "--root", "sideways"], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("sideways"),
@@ -231,7 +212,7 @@ fn the_root_side_follows_the_check() {
 #[test]
 fn the_node_limit_gives_unknown_with_the_reason() {
     let (mate5, _) = problem("tsume5-dragon");
-    let out = solve(&["--positions", "-", "--json", "--nodes", "1"], &mate5);
+    let out = solve_on_model(&["--positions", "-", "--json", "--nodes", "1"], &mate5);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let lines = json_lines(&stdout);
@@ -244,7 +225,7 @@ fn the_node_limit_gives_unknown_with_the_reason() {
     assert!(reason.contains("node limit"), "{reason}");
 
     // The frames' limit: no mate within 3 plies is not a `nomate`.
-    let out = solve(&["--max-plies", "4", "--sfen", &mate5], "");
+    let out = solve_on_model(&["--max-plies", "4", "--sfen", &mate5], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(
@@ -281,7 +262,7 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     // JSON lines from both engines: the same answers and counters; the chip's cycles.
     let input = format!("{sfen}\n{MATE1}\n{NOT_SFEN}\n");
     let chip = solve_on_chip(&["--positions", "-", "--json", "--shortest"], &input);
-    let model = solve(&["--positions", "-", "--json", "--shortest"], &input);
+    let model = solve_on_model(&["--positions", "-", "--json", "--shortest"], &input);
     assert_eq!(chip.status.code(), Some(1), "{}", text(&chip.stderr));
     let (chip, model) = (
         json_lines(&text(&chip.stdout)),
@@ -312,7 +293,10 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
         "-",
     ];
     let input = format!("{sfen}\n");
-    let (c, m) = (solve_on_chip(&small, &input), solve(&small, &input));
+    let (c, m) = (
+        solve_on_chip(&small, &input),
+        solve_on_model(&small, &input),
+    );
     assert!(c.status.success(), "{}", text(&c.stderr));
     let (c, m) = (
         &json_lines(&text(&c.stdout))[0],
@@ -353,7 +337,7 @@ fn run_sim_solve_answers_as_solve_with_the_boards_table() {
         ],
         &input,
     );
-    let model = solve(
+    let model = solve_on_model(
         &[
             "--tt-entries",
             &entries,
@@ -417,12 +401,12 @@ fn a_suite_on_the_chip_runs_the_model_beside_it() {
 
 #[test]
 fn bad_options_are_errors() {
-    let out = solve(&["--max-plies", "5000", "--sfen", MATE1], "");
+    let out = solve_on_model(&["--max-plies", "5000", "--sfen", MATE1], "");
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(stderr.contains("--max-plies"), "{stderr}");
 
-    let out = solve(&["--sfen", NOT_SFEN], "");
+    let out = solve_on_model(&["--sfen", NOT_SFEN], "");
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(stderr.contains(NOT_SFEN), "{stderr}");
@@ -430,7 +414,7 @@ fn bad_options_are_errors() {
 
 #[test]
 fn the_suite_is_solved_and_a_wrong_result_fails() {
-    let out = solve(&["--shortest"], "");
+    let out = solve_on_model(&["--shortest"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let suite =
@@ -463,7 +447,7 @@ fn the_suite_is_solved_and_a_wrong_result_fails() {
         format!("[{right}, {longer}, {none}]"),
     )
     .unwrap();
-    let out = solve(&["--suite", dir.to_str().unwrap(), "--json"], "");
+    let out = solve_on_model(&["--suite", dir.to_str().unwrap(), "--json"], "");
     let stdout = text(&out.stdout);
     let stderr = text(&out.stderr);
     let _ = std::fs::remove_dir_all(&dir);
@@ -492,7 +476,7 @@ fn help_documents_solve_and_its_default_limit() {
         help.lines().any(|l| l.trim_start().starts_with("solve ")),
         "--help lists `solve`:\n{help}"
     );
-    let out = solve(&["--help"], "");
+    let out = solve_on_model(&["--help"], "");
     assert!(out.status.success());
     let help = text(&out.stdout);
     for option in [

@@ -11,6 +11,7 @@
 mod common;
 
 use common::limits;
+use common::twins::{Twin, Twins};
 
 use std::time::Duration;
 
@@ -21,12 +22,12 @@ use tsume::chip::link::{
     BoardSearcher, ErrorCode, LinkDriver, Request, Response, SOLVER_PROTOCOL_VERSION, SearchAnswer,
     SearchRequest, SimConfig, SimUart, SolverLinkTop,
 };
-use tsume::chip::solver::{ChipSearcher, OnChip, SolverChip};
+use tsume::chip::solver::{ChipSearcher, Cycles, OnChip, SolverChip, Walked};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
 use tsume::reference;
-use tsume::solver::{Config, Limits, Root, SearchResult, solve_on};
+use tsume::solver::{Config, Limits, Outcome, Root, SearchResult, solve_on};
 
 /// Random positions per default run.
 const POSITIONS: usize = 30;
@@ -55,70 +56,55 @@ fn board(runtime: &SpadeRuntime, config: Config) -> Board<'_> {
         .unwrap_or_else(|e| panic!("the simulated board: {e}"))
 }
 
-/// The board and `solver_top`, both searching with `config`.
-struct Pair<'ctx> {
-    board: Board<'ctx>,
-    chip: ChipSearcher<'ctx>,
+/// The board against `solver_top` (`common::twins`): the same outcomes, cycle counters
+/// and walks.
+type BoardAndChip<'ctx> = Twins<Board<'ctx>, ChipSearcher<'ctx>>;
+
+fn board_and_chip(runtime: &SpadeRuntime) -> BoardAndChip<'_> {
+    board_and_chip_with(runtime, common::search_config())
 }
 
-impl<'ctx> Pair<'ctx> {
-    fn new(runtime: &'ctx SpadeRuntime) -> Pair<'ctx> {
-        Pair::with_config(runtime, common::search_config())
+/// Both searching with `config`, a geometry and table mode the chip takes.
+fn board_and_chip_with(runtime: &SpadeRuntime, config: Config) -> BoardAndChip<'_> {
+    let chip = SolverChip::new(runtime, None).expect("the solver_top model");
+    let mut chip = ChipSearcher::new(chip, common::search_config());
+    chip.set_config(config).expect("a mode the chip takes");
+    Twins::new(board(runtime, config), chip, ["board", "chip"])
+}
+
+/// A chip's trace, the board's or `solver_top`'s: the solve's cycle counters and walks.
+impl<S: OnChip> Twin for S {
+    type Trace = (Cycles, Walked);
+
+    fn solve_traced(&mut self, pos: &Position, limits: Limits) -> (Outcome, (Cycles, Walked)) {
+        let walked = self.walked();
+        let outcome = solve_on(self, pos, limits);
+        (outcome, (self.cycles(), self.walked().since(walked)))
     }
 
-    /// Both searching with `config`, a geometry and table mode the chip takes.
-    fn with_config(runtime: &'ctx SpadeRuntime, config: Config) -> Pair<'ctx> {
-        let chip = SolverChip::new(runtime, None).expect("the solver_top model");
-        let mut chip = ChipSearcher::new(chip, common::search_config());
-        chip.set_config(config).expect("a mode the chip takes");
-        Pair {
-            board: board(runtime, config),
-            chip,
-        }
-    }
-
-    /// `pos` solved on both: the difference, if any.
-    fn solve(
-        &mut self,
-        what: &str,
-        pos: &Position,
-        limits: Limits,
-    ) -> Result<SearchResult, String> {
-        let (walked_b, walked_c) = (self.board.walked(), self.chip.walked());
-        let got = solve_on(&mut self.board, pos, limits);
-        let want = solve_on(&mut self.chip, pos, limits);
-        let cycles = (self.board.cycles(), self.chip.cycles());
-        let walks = (
-            self.board.walked().since(walked_b),
-            self.chip.walked().since(walked_c),
-        );
-        if got != want {
-            return Err(format!(
-                "{what} ({pos}, {limits:?}):\n  board {got:?}\n  chip  {want:?}"
-            ));
-        }
-        if cycles.0 != cycles.1 || walks.0 != walks.1 {
-            return Err(format!(
-                "{what} ({pos}): cycles {:?} / {:?}, walks {:?} / {:?} (board / chip)",
-                cycles.0, cycles.1, walks.0, walks.1
-            ));
-        }
-        Ok(got.result)
+    fn trace_difference(
+        (board_cycles, board_walks): &(Cycles, Walked),
+        (chip_cycles, chip_walks): &(Cycles, Walked),
+        [a, b]: [&str; 2],
+    ) -> String {
+        format!(
+            "cycles {board_cycles:?} / {chip_cycles:?}, walks {board_walks:?} / {chip_walks:?} ({a} / {b})"
+        )
     }
 }
 
 #[test]
 fn the_board_solves_the_suite_and_random_positions_as_solver_top() {
     let runtime = common::runtime();
-    let mut pair = Pair::new(&runtime);
+    let mut twins = board_and_chip(&runtime);
     let mut failures = Vec::new();
     let mut mates = 0;
     for (p, pos) in common::suite() {
         if p.solve_only.is_some() {
             continue;
         }
-        match pair.solve(&p.id, &pos, limits(SUITE_NODES, true, Root::Attacker)) {
-            Ok(r) => mates += usize::from(r == SearchResult::Mate),
+        match twins.solve(&p.id, &pos, limits(SUITE_NODES, true, Root::Attacker)) {
+            Ok(out) => mates += usize::from(out.result == SearchResult::Mate),
             Err(e) => failures.push(e),
         }
     }
@@ -128,7 +114,7 @@ fn the_board_solves_the_suite_and_random_positions_as_solver_top() {
         "only {mates} suite problems proven on the board"
     );
     assert!(
-        pair.board.walked().complete > 0,
+        twins.tested.walked().complete > 0,
         "the board walked no line to the mate"
     );
 
@@ -144,7 +130,10 @@ fn the_board_solves_the_suite_and_random_positions_as_solver_top() {
     while i < count || (full && kinds.contains(&0) && i < 3 * count) {
         let pos = g.next_position(PositionKind::Any);
         let lim = limits(rng.random_range(0..400), rng.random_bool(0.5), Root::Auto);
-        match pair.solve(&format!("random position {i}"), &pos, lim) {
+        match twins
+            .solve(&format!("random position {i}"), &pos, lim)
+            .map(|out| out.result)
+        {
             Ok(SearchResult::Mate) => kinds[0] += 1,
             Ok(SearchResult::NoMate) => kinds[1] += 1,
             Ok(_) => kinds[2] += 1,
@@ -171,13 +160,13 @@ fn the_board_solves_with_hand_superiority_as_solver_top() {
         depth_free: true,
         ..common::search_config()
     };
-    let mut pair = Pair::with_config(&runtime, config);
+    let mut twins = board_and_chip_with(&runtime, config);
     let mut failures = Vec::new();
     let problems = common::suite()
         .into_iter()
         .filter(|(p, _)| p.solve_only.is_none());
     for (p, pos) in problems.take(HS_PROBLEMS) {
-        if let Err(e) = pair.solve(&p.id, &pos, limits(SUITE_NODES, true, Root::Attacker)) {
+        if let Err(e) = twins.solve(&p.id, &pos, limits(SUITE_NODES, true, Root::Attacker)) {
             failures.push(e);
         }
     }
@@ -187,7 +176,7 @@ fn the_board_solves_with_hand_superiority_as_solver_top() {
     for i in 0..common::random_count(HS_POSITIONS) {
         let pos = g.next_position(PositionKind::Any);
         let lim = limits(rng.random_range(0..400), rng.random_bool(0.5), Root::Auto);
-        if let Err(e) = pair.solve(&format!("random position {i}"), &pos, lim) {
+        if let Err(e) = twins.solve(&format!("random position {i}"), &pos, lim) {
             failures.push(e);
         }
     }

@@ -22,7 +22,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use tsume::bus::encode_move;
-use tsume::chip::expand::{ExpandChip, Outcome};
+use tsume::chip::expand::{ExpandChip, Expanded, Outcome};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
 use tsume::rsshogi::types::Move;
@@ -87,24 +87,60 @@ fn kept_hand(rng: &mut StdRng, hand: &Hand) -> Hand {
     h
 }
 
-/// One expansion of `pos` as a node of `kind` on chip and in the model (with the pieces
-/// table if `pieces`); the differences.
-fn check(
-    chip: &mut ExpandChip,
-    cfg: &Config,
-    rng: &mut StdRng,
-    pos: &Position,
-    kind: Kind,
-    pieces: bool,
-    seen: &mut Seen,
-) -> anyhow::Result<Vec<String>> {
-    let keys = Keys::get();
+/// The children of a node: its moves, their hashes and hands, and the generator's list.
+struct Children {
+    moves: Vec<Move>,
+    /// Each move's child hash (the model's `Keys::after`), for the path and the table.
+    hashes: Vec<u64>,
+    /// The node's hands, and each child's, for the pieces table.
+    node_hands: [Hand; 2],
+    hands: Vec<[Hand; 2]>,
+    /// The length of the generator's list (every evasion in check, of which an OR node
+    /// keeps some).
+    stream_len: usize,
+}
+
+impl Children {
+    fn of(pos: &Position, kind: Kind, parent: u64) -> Children {
+        let keys = Keys::get();
+        let board = pos.inner();
+        let mut moves: Vec<Move> = Vec::new();
+        node_moves(board, kind, &mut moves);
+        let hashes = moves
+            .iter()
+            .map(|&mv| keys.after(board, parent, mv))
+            .collect();
+        let node_hands = hands::hands(board);
+        let hands = moves
+            .iter()
+            .map(|&mv| hands::hands_after(board, &node_hands, mv))
+            .collect();
+        let stream_len = if kind == Kind::Or && pos.in_check() {
+            let mut all = Vec::new();
+            node_moves(board, Kind::And, &mut all);
+            all.len()
+        } else {
+            moves.len()
+        };
+        Children {
+            moves,
+            hashes,
+            node_hands,
+            hands,
+            stream_len,
+        }
+    }
+}
+
+/// The key rule of a node of `kind` (the pieces table's if `pieces`), its complete kinds
+/// those of the board or random.
+fn key_rule(rng: &mut StdRng, pos: &Position, kind: Kind, pieces: bool) -> KeyRule {
     let board = pos.inner();
     let attacker = match kind {
         Kind::Or => board.turn(),
         Kind::And => board.turn().flip(),
     };
-    let rule = KeyRule {
+    KeyRule {
         hand_superiority: pieces,
         depth_free: pieces,
         attacker,
@@ -113,10 +149,12 @@ fn check(
         } else {
             std::array::from_fn(|_| rng.random_bool(0.5))
         },
-    };
-    chip.set_rule(&rule);
-    // The ply and the plies left: an OR node has an odd number left, an AND node an even
-    // one (0 too), and the root's is below max_plies.
+    }
+}
+
+/// The node's ply and plies left: an OR node has an odd number left, an AND node an even
+/// one (0 too), and the root's is below max_plies; None when the draw gives no such node.
+fn ply_and_left(rng: &mut StdRng, kind: Kind) -> Option<(usize, u32)> {
     let d = rng.random_range(0..PLIES);
     let room = (PLIES - 1 - d) as u32;
     let mut left = rng.random_range(0..=room);
@@ -124,41 +162,14 @@ fn check(
         left = if left > 0 { left - 1 } else { 1 };
     }
     if left as usize + d >= PLIES || (kind == Kind::Or && left == 0) {
-        return Ok(Vec::new());
+        return None;
     }
-    let root_left = left + d as u32;
-    let parent = keys.hash(board);
-    let chip_hash = chip.load_hashed(pos)?;
-    let mut diffs = Vec::new();
-    if chip_hash != parent {
-        diffs.push(format!(
-            "parent hash {chip_hash:#018x}, expected {parent:#018x}"
-        ));
-    }
+    Some((d, left))
+}
 
-    // The children's hashes, for the path and the table.
-    let mut moves: Vec<Move> = Vec::new();
-    node_moves(board, kind, &mut moves);
-    let hashes: Vec<u64> = moves
-        .iter()
-        .map(|&mv| keys.after(board, parent, mv))
-        .collect();
-    // The children's hands, and their attacker's hands, for the pieces table.
-    let node_hands = hands::hands(board);
-    let child_hands: Vec<[Hand; 2]> = moves
-        .iter()
-        .map(|&mv| hands::hands_after(board, &node_hands, mv))
-        .collect();
-    // The generator's list (every evasion in check, of which an OR node keeps some).
-    let stream_len = if kind == Kind::Or && pos.in_check() {
-        let mut all = Vec::new();
-        node_moves(board, Kind::And, &mut all);
-        all.len()
-    } else {
-        moves.len()
-    };
-
-    // The path: random hashes, some of them children's.
+/// The path, written to the chip: random hashes, some of them children's (`hashes`), one
+/// now and then where the model looks from ply `d`.
+fn plant_path(chip: &mut ExpandChip, rng: &mut StdRng, d: usize, hashes: &[u64]) -> Vec<u64> {
     let mut path: Vec<u64> = (0..PLIES).map(|_| rng.random()).collect();
     if !hashes.is_empty() {
         for _ in 0..rng.random_range(0..4) {
@@ -174,16 +185,34 @@ fn check(
     for (q, &h) in path.iter().enumerate() {
         chip.write_path(q, h);
     }
+    path
+}
 
-    // The table: empty, then entries for some children (with their plies left, or others)
-    // and some random keys.
+/// The model's tables, the plain one and the pieces table (used with hand superiority).
+struct Tables {
+    table: Table,
+    pieces: PieceTable,
+}
+
+/// The tables, the chip's and the model's: empty, then entries for some children (with
+/// their plies left, `left - 1`, or others) and some random keys.
+fn fill_tables(
+    chip: &mut ExpandChip,
+    cfg: &Config,
+    rng: &mut StdRng,
+    rule: &KeyRule,
+    left: u32,
+    children: &Children,
+) -> anyhow::Result<Tables> {
+    let keys = Keys::get();
+    let pieces = rule.hand_superiority;
     let mut table = Table::new(cfg.tt_index_bits, cfg.tt_ways);
     let mut piece_table =
         PieceTable::try_new(cfg.tt_index_bits, cfg.tt_ways, true, true).expect("a small table");
     chip.clear()?;
     // (key, plies left, the child's attacker's hand)
     let mut stores: Vec<(u64, u32, Hand)> = Vec::new();
-    for (&h, after) in hashes.iter().zip(&child_hands) {
+    for (&h, after) in children.hashes.iter().zip(&children.hands) {
         if rng.random_bool(0.4) {
             let r = if left == 0 || rng.random_bool(0.2) {
                 rng.random_range(0..PLIES as u32)
@@ -221,24 +250,46 @@ fn check(
             chip.store(key, pn, dn, len, bounded, 0, &hands::EMPTY)?;
         }
     }
+    Ok(Tables {
+        table,
+        pieces: piece_table,
+    })
+}
 
-    // The child limit: the frames' own, or now and then one the list exceeds.
-    let max_children = if moves.len() >= 2 && rng.random_bool(0.15) {
-        rng.random_range(1..moves.len()).min(cfg.max_children)
-    } else {
-        cfg.max_children
-    };
+/// The model's expansion: its outcome, the frame's children and the probes counted.
+struct ModelExpansion {
+    outcome: Outcome,
+    children: Vec<Child>,
+    probes: u64,
+}
 
-    // The model.
-    let mut children: Vec<Child> = Vec::new();
-    let mut scratch = Vec::new();
-    let mut probes = 0;
+/// The model's expansion of `case` (`machine::expand`, or `expand_with` probing the
+/// pieces table when the rule has hand superiority).
+fn model_expansion(
+    case: &Case,
+    max_children: usize,
+    tables: &Tables,
+) -> anyhow::Result<ModelExpansion> {
+    let Case {
+        pos,
+        kind,
+        d,
+        left,
+        parent,
+        ref rule,
+        ref children,
+        ref path,
+    } = *case;
+    let board = pos.inner();
     let node = Node {
         ply: d,
-        root_left,
+        root_left: left + d as u32,
         hash: parent,
     };
-    let model = if pieces {
+    let mut frame: Vec<Child> = Vec::new();
+    let mut scratch = Vec::new();
+    let mut probes = 0;
+    let model = if rule.hand_superiority {
         let child_left = left.saturating_sub(1);
         expand_with(
             board,
@@ -247,16 +298,17 @@ fn check(
             |q| path[q],
             max_children,
             &mut scratch,
-            &mut children,
+            &mut frame,
             &mut probes,
             |hash, mv| {
-                let after = hands::hands_after(board, &node_hands, mv);
+                let after = hands::hands_after(board, &children.node_hands, mv);
                 let probe = Probe {
                     key: rule.key(hash, &after, child_left),
                     hand: rule.attacker_hand(&after),
                     left: child_left,
                 };
-                piece_table
+                tables
+                    .pieces
                     .lookup(probe)
                     .map(|f| (Value::found(f.pn, f.dn, f.len, f.bounded), f.pieces))
             },
@@ -267,32 +319,62 @@ fn check(
             kind,
             node,
             |q| path[q],
-            &table,
+            &tables.table,
             max_children,
             &mut scratch,
-            &mut children,
+            &mut frame,
             &mut probes,
         )
     };
-    if kind == Kind::Or && pos.in_check() {
-        seen.or_in_check += 1;
-        seen.counter_checks += moves.len();
-    }
-    let want = match model {
+    let outcome = match model {
         Err(Reason::ChildLimit { .. }) => Outcome::ChildLimit,
         Err(e) => anyhow::bail!("the model stopped: {e:?}"),
-        Ok(Some(v)) if left == 0 && !moves.is_empty() => {
+        Ok(Some(v)) if left == 0 && !children.moves.is_empty() => {
             anyhow::ensure!(v.bounded, "no plies left: a bounded disproof");
             Outcome::NoPlyLeft
         }
         Ok(Some(_)) => Outcome::NoMove,
         Ok(None) => Outcome::Filled,
     };
+    Ok(ModelExpansion {
+        outcome,
+        children: frame,
+        probes,
+    })
+}
 
-    // The chip.
-    let got = chip.expand(d, kind, left, max_children, 10 * stream_len as u64 + 200)?;
-    if got.outcome != want {
-        diffs.push(format!("outcome {:?}, expected {want:?}", got.outcome));
+/// A node to expand, as drawn: `pos` as a node of `kind` at ply `d` with `left` plies
+/// left, its hash, its key rule, its children and the path above it.
+struct Case<'a> {
+    pos: &'a Position,
+    kind: Kind,
+    d: usize,
+    left: u32,
+    parent: u64,
+    rule: KeyRule,
+    children: Children,
+    path: Vec<u64>,
+}
+
+/// The chip's expansion `got` of `case` against the model's `want`: the outcome, the
+/// list's length, the probes, what a solved node's pieces need, the kept children's
+/// hashes and, for a filled frame, every child's move, value and pieces; counted in
+/// `seen`.
+fn compare(
+    chip: &mut ExpandChip,
+    case: &Case,
+    max_children: usize,
+    got: &Expanded,
+    want: &ModelExpansion,
+    seen: &mut Seen,
+) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let moves = &case.children.moves;
+    if got.outcome != want.outcome {
+        diffs.push(format!(
+            "outcome {:?}, expected {:?}",
+            got.outcome, want.outcome
+        ));
     }
     if got.children != moves.len() {
         diffs.push(format!(
@@ -301,10 +383,11 @@ fn check(
             moves.len()
         ));
     }
-    if got.probes != probes {
-        diffs.push(format!("{} probes, expected {probes}", got.probes));
+    if got.probes != want.probes {
+        diffs.push(format!("{} probes, expected {}", got.probes, want.probes));
     }
     // What a solved node's pieces need of its expansion.
+    let board = case.pos.inner();
     let blockable = hands::drop_can_block(board);
     let board_move = moves.iter().any(|m| m.dropped_piece().is_none());
     if (got.blockable, got.board_move) != (blockable, board_move) {
@@ -316,12 +399,19 @@ fn check(
     seen.blockable += usize::from(blockable);
     seen.drops_only += usize::from(!moves.is_empty() && !board_move);
     // The hashes of every child the chip keeps (below the limit, with plies left).
-    let kept = if left == 0 {
+    let kept = if case.left == 0 {
         0
     } else {
         moves.len().min(max_children)
     };
-    let want_hashes: Vec<(usize, u64)> = hashes.iter().copied().enumerate().take(kept).collect();
+    let want_hashes: Vec<(usize, u64)> = case
+        .children
+        .hashes
+        .iter()
+        .copied()
+        .enumerate()
+        .take(kept)
+        .collect();
     if got.hashes != want_hashes {
         let first = got
             .hashes
@@ -335,39 +425,106 @@ fn check(
             want_hashes.len()
         ));
     }
-    match want {
+    match want.outcome {
         Outcome::Filled => {
             seen.select += 1;
-            for (i, c) in children.iter().enumerate() {
-                let (mv, value) = chip.peek_child(d, i);
-                let (hand, change) = chip.peeked_pieces();
-                let want_value: Value = c.value;
-                let want_change = hands::hand_change(pos.inner(), c.mv).code();
-                if mv != encode_move(c.mv)
-                    || value != want_value
-                    || (hand, change) != (c.pieces, want_change)
-                {
-                    diffs.push(format!(
-                        "child {i} ({:?}): chip {mv:#06x} {value:?} pieces {hand:?} change \
-                         {change}, model {:#06x} {want_value:?} {:?} {want_change}",
-                        c.mv,
-                        encode_move(c.mv),
-                        c.pieces
-                    ));
-                }
-                if c.value.rep != tsume::solver::values::REP_NONE {
-                    seen.repeated += 1;
-                } else if c.value == Value::NEW {
-                    seen.new += 1;
-                } else {
-                    seen.found += 1;
-                }
-            }
+            compare_frame(chip, case, &want.children, seen, &mut diffs);
         }
         Outcome::ChildLimit => seen.limit += 1,
         Outcome::NoMove => seen.no_move += 1,
         Outcome::NoPlyLeft => seen.no_ply += 1,
     }
+    diffs
+}
+
+/// The frame the chip wrote against the model's `children`: every child's move word,
+/// value, pieces and hand change.
+fn compare_frame(
+    chip: &mut ExpandChip,
+    case: &Case,
+    children: &[Child],
+    seen: &mut Seen,
+    diffs: &mut Vec<String>,
+) {
+    for (i, c) in children.iter().enumerate() {
+        let (mv, value) = chip.peek_child(case.d, i);
+        let (hand, change) = chip.peeked_pieces();
+        let want_value: Value = c.value;
+        let want_change = hands::hand_change(case.pos.inner(), c.mv).code();
+        if mv != encode_move(c.mv)
+            || value != want_value
+            || (hand, change) != (c.pieces, want_change)
+        {
+            diffs.push(format!(
+                "child {i} ({:?}): chip {mv:#06x} {value:?} pieces {hand:?} change \
+                 {change}, model {:#06x} {want_value:?} {:?} {want_change}",
+                c.mv,
+                encode_move(c.mv),
+                c.pieces
+            ));
+        }
+        if c.value.rep != tsume::solver::values::REP_NONE {
+            seen.repeated += 1;
+        } else if c.value == Value::NEW {
+            seen.new += 1;
+        } else {
+            seen.found += 1;
+        }
+    }
+}
+
+/// One expansion of `pos` as a node of `kind` on chip and in the model (with the pieces
+/// table if `pieces`); the differences.
+fn check(
+    chip: &mut ExpandChip,
+    cfg: &Config,
+    rng: &mut StdRng,
+    pos: &Position,
+    kind: Kind,
+    pieces: bool,
+    seen: &mut Seen,
+) -> anyhow::Result<Vec<String>> {
+    let rule = key_rule(rng, pos, kind, pieces);
+    chip.set_rule(&rule);
+    let Some((d, left)) = ply_and_left(rng, kind) else {
+        return Ok(Vec::new());
+    };
+    let parent = Keys::get().hash(pos.inner());
+    let chip_hash = chip.load_hashed(pos)?;
+    let mut diffs = Vec::new();
+    if chip_hash != parent {
+        diffs.push(format!(
+            "parent hash {chip_hash:#018x}, expected {parent:#018x}"
+        ));
+    }
+    let children = Children::of(pos, kind, parent);
+    let path = plant_path(chip, rng, d, &children.hashes);
+    let tables = fill_tables(chip, cfg, rng, &rule, left, &children)?;
+    // The child limit: the frames' own, or now and then one the list exceeds.
+    let n = children.moves.len();
+    let max_children = if n >= 2 && rng.random_bool(0.15) {
+        rng.random_range(1..n).min(cfg.max_children)
+    } else {
+        cfg.max_children
+    };
+    let case = Case {
+        pos,
+        kind,
+        d,
+        left,
+        parent,
+        rule,
+        children,
+        path,
+    };
+    let want = model_expansion(&case, max_children, &tables)?;
+    if kind == Kind::Or && pos.in_check() {
+        seen.or_in_check += 1;
+        seen.counter_checks += n;
+    }
+    let stream_len = case.children.stream_len as u64;
+    let got = chip.expand(d, kind, left, max_children, 10 * stream_len + 200)?;
+    diffs.extend(compare(chip, &case, max_children, &got, &want, seen));
     if !diffs.is_empty() {
         diffs.insert(
             0,

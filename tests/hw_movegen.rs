@@ -11,27 +11,16 @@
 
 mod common;
 
-use std::collections::BTreeSet;
-
 use tsume::chip::{self, MovegenChip};
 use tsume::position::Position;
 use tsume::random::{Kind, PawnDropGenerator, TsumeGenerator, seed_from_env};
 
 use rand::{Rng, SeedableRng};
-use tsume::reference::{Mode, tsume_moves};
+use tsume::reference::tsume_moves;
 
 const DEFAULT_RANDOM: usize = 10_000;
 /// Far more than any list needs: a missing end beat fails instead of hanging.
 const MAX_CYCLES: u64 = 2_000;
-
-type MoveKey = (String, &'static str);
-
-fn key_set(moves: &[tsume::reference::TsumeMove]) -> BTreeSet<MoveKey> {
-    moves
-        .iter()
-        .map(|m| (m.mv.to_usi(), m.category.as_str()))
-        .collect()
-}
 
 /// Differences between chip and reference on one position (empty when they agree).
 fn check(chip: &mut MovegenChip, pos: &Position, stats: &mut Stats) -> Option<String> {
@@ -51,61 +40,11 @@ fn outcome(
     }
 }
 
-/// Differences between the chip's list `got` and the reference's for `pos`.
+/// Differences between the chip's list `got` and the reference's for `pos`
+/// (`ChipMoves::reference_difference`), the list counted in `stats`.
 fn differences(pos: &Position, got: &chip::ChipMoves, stats: &mut Stats) -> Option<String> {
-    let want = tsume_moves(pos);
-    if got.in_check != (want.mode == Mode::Evasions) {
-        return Some(format!(
-            "chip in_check = {}, reference mode {:?}",
-            got.in_check, want.mode
-        ));
-    }
-    let s = if got.in_check {
-        &mut stats.evasions
-    } else {
-        &mut stats.checks
-    };
-    s.positions += 1;
-    s.moves += got.moves.len() as u64;
-    s.cycles += got.cycles;
-    s.max_cycles = s.max_cycles.max(got.cycles);
-    let (w, g) = (key_set(&want.moves), key_set(&got.moves));
-    if got.moves.len() != g.len() {
-        return Some(format!(
-            "chip sent duplicate moves: {} moves, {} distinct",
-            got.moves.len(),
-            g.len()
-        ));
-    }
-    if w != g {
-        return Some(format!(
-            "missing {:?}\n    extra {:?}",
-            w.difference(&g).collect::<Vec<_>>(),
-            g.difference(&w).collect::<Vec<_>>()
-        ));
-    }
-    flag_differences(pos, got, s)
-}
-
-/// Moves of `got` whose check flag is not rsshogi's `gives_check_move` (None when all agree).
-fn flag_differences(pos: &Position, got: &chip::ChipMoves, s: &mut ModeStats) -> Option<String> {
-    if got.gives_check.len() != got.moves.len() {
-        return Some(format!(
-            "{} check flags for {} moves",
-            got.gives_check.len(),
-            got.moves.len()
-        ));
-    }
-    let board = pos.inner();
-    let mut wrong = Vec::new();
-    for (m, &flag) in got.moves.iter().zip(&got.gives_check) {
-        let want = board.gives_check_move(m.mv);
-        s.checking += u64::from(want);
-        if flag != want {
-            wrong.push(format!("{} (chip {flag}, reference {want})", m.mv.to_usi()));
-        }
-    }
-    (!wrong.is_empty()).then(|| format!("check flags differ: {}", wrong.join(", ")))
+    stats.count(pos, got);
+    got.reference_difference(pos).map(|d| d.to_string())
 }
 
 #[derive(Default)]
@@ -135,6 +74,28 @@ impl ModeStats {
 struct Stats {
     checks: ModeStats,
     evasions: ModeStats,
+}
+
+impl Stats {
+    /// The chip's list `got` for `pos`, counted in its mode: its moves, those that give
+    /// check (by rsshogi's `gives_check_move`) and its cycles.
+    fn count(&mut self, pos: &Position, got: &chip::ChipMoves) {
+        let s = if got.in_check {
+            &mut self.evasions
+        } else {
+            &mut self.checks
+        };
+        s.positions += 1;
+        s.moves += got.moves.len() as u64;
+        s.cycles += got.cycles;
+        s.max_cycles = s.max_cycles.max(got.cycles);
+        let board = pos.inner();
+        s.checking += got
+            .moves
+            .iter()
+            .filter(|m| board.gives_check_move(m.mv))
+            .count() as u64;
+    }
 }
 
 /// The chip's lists against the reference's on `positions`: failures named by `name`.

@@ -35,6 +35,25 @@ struct Seen {
     black: usize,
 }
 
+impl Seen {
+    /// The move `mv` of `pos`, which takes the piece of code `taken` (0 for none).
+    fn count(&mut self, pos: &Position, mv: Move, taken: u8) {
+        if mv.is_drop() {
+            self.drops += 1;
+        }
+        if taken != 0 {
+            self.captures += 1;
+            self.promoted_captured += usize::from(taken & 0xf > 8);
+        }
+        self.promotions += usize::from(mv.is_promotion());
+        if pos.side_to_move() == Color::White {
+            self.white += 1;
+        } else {
+            self.black += 1;
+        }
+    }
+}
+
 /// Cycle counts: least and most.
 #[derive(Debug, PartialEq)]
 struct Span(u64, u64);
@@ -106,6 +125,164 @@ fn pick(pos: &Position, rng: &mut impl Rng) -> Option<Move> {
     (!from.is_empty()).then(|| from[rng.random_range(0..from.len())])
 }
 
+/// What the lines went through: the kinds of moves, and the cycles of each step.
+struct Tally {
+    seen: Seen,
+    load: Span,
+    apply: Span,
+    undo: Span,
+}
+
+/// The table key's rule of a line: most lines with hand superiority, either side
+/// attacking, any kinds complete.
+fn line_rule(rng: &mut impl Rng) -> KeyRule {
+    KeyRule {
+        hand_superiority: rng.random_bool(0.9),
+        depth_free: true,
+        attacker: if rng.random_bool(0.5) {
+            Color::Black
+        } else {
+            Color::White
+        },
+        complete: std::array::from_fn(|_| rng.random_bool(0.5)),
+    }
+}
+
+/// Line `line` from `root`: loaded, played forward (moves picked with `rng`), then taken
+/// back to the root, the chip compared with the reference at every node; the first
+/// difference, as a failure.
+fn follow_line(
+    chip: &mut PathChip,
+    rng: &mut impl Rng,
+    rule: &KeyRule,
+    root: &Position,
+    line: usize,
+    tally: &mut Tally,
+) -> Result<(), String> {
+    let root_hash = Keys::get().hash(root.inner());
+    match chip.load_hashed(root, MAX_CYCLES) {
+        Ok(c) => tally.load.add(c),
+        Err(e) => return Err(format!("line {line}: load of `{}`: {e:#}", root.to_sfen())),
+    }
+    let diffs = compare(chip, root, root_hash, rule);
+    if !diffs.is_empty() {
+        return Err(format!(
+            "line {line}: after the load of `{}`:\n    {}",
+            root.to_sfen(),
+            diffs.join("\n    ")
+        ));
+    }
+    // The reference board that makes and takes back the moves (rsshogi's apply_move
+    // and undo_move), and the positions of the line with their hashes.
+    let mut board = root.inner().clone_compact();
+    let mut positions = vec![(root.clone(), root_hash)];
+    let made = play_forward(chip, rng, rule, &mut board, &mut positions, line, tally)?;
+    take_back(chip, rule, &mut board, positions, made, line, tally)
+}
+
+/// Up to PLIES moves from the last of `positions`, made on the chip and on `board`, the
+/// positions reached pushed on `positions`: the moves with the chip's undo records.
+fn play_forward(
+    chip: &mut PathChip,
+    rng: &mut impl Rng,
+    rule: &KeyRule,
+    board: &mut tsume::rsshogi::board::Position,
+    positions: &mut Vec<(Position, u64)>,
+    line: usize,
+    tally: &mut Tally,
+) -> Result<Vec<(Move, u8)>, String> {
+    let keys = Keys::get();
+    let mut made: Vec<(Move, u8)> = Vec::new();
+    for ply in 0..PLIES {
+        let (pos, hash) = positions.last().expect("the root").clone();
+        let Some(mv) = pick(&pos, rng) else {
+            break;
+        };
+        let taken = (!mv.is_drop())
+            .then(|| pos.piece_on(mv.to_sq()))
+            .flatten()
+            .map_or(0, |(colour, kind)| bus::piece_code(colour, kind));
+        tally.seen.count(&pos, mv, taken);
+        let next = pos.after(mv);
+        board.apply_move(mv);
+        let next_hash = keys.hash(next.inner());
+        let model_hash = keys.after(pos.inner(), hash, mv);
+        assert_eq!(model_hash, next_hash, "the model's own incremental hash");
+        let step = chip.apply(mv, MAX_CYCLES);
+        let mut diffs = match &step {
+            Ok(a) => {
+                tally.apply.add(a.cycles);
+                compare(chip, &next, next_hash, rule)
+            }
+            Err(e) => vec![format!("{e:#}")],
+        };
+        if let Ok(a) = &step
+            && a.captured != taken
+        {
+            diffs.push(format!(
+                "undo record {:#x}, expected {taken:#x}",
+                a.captured
+            ));
+        }
+        if !diffs.is_empty() {
+            return Err(format!(
+                "line {line} ply {ply}: `{}` + {}:\n    {}",
+                pos.to_sfen(),
+                mv.to_usi(),
+                diffs.join("\n    ")
+            ));
+        }
+        made.push((mv, taken));
+        positions.push((next, next_hash));
+    }
+    Ok(made)
+}
+
+/// Back to the root, one move at a time, with the record the chip gave at apply, the
+/// reference board taken back by rsshogi's `undo_move`.
+fn take_back(
+    chip: &mut PathChip,
+    rule: &KeyRule,
+    board: &mut tsume::rsshogi::board::Position,
+    mut positions: Vec<(Position, u64)>,
+    mut made: Vec<(Move, u8)>,
+    line: usize,
+    tally: &mut Tally,
+) -> Result<(), String> {
+    let keys = Keys::get();
+    while let Some((mv, record)) = made.pop() {
+        let after = positions.pop().expect("the position after the move").0;
+        let (before, hash) = positions.last().expect("the position before").clone();
+        board.undo_move(mv).expect("undo of a move just made");
+        assert_eq!(
+            board.to_sfen(None),
+            before.inner().to_sfen(None),
+            "rsshogi's undo_move gives the position before the move"
+        );
+        assert_eq!(
+            keys.hash(board),
+            hash,
+            "the model's hash of the undone board"
+        );
+        let diffs = match chip.undo(mv, record, MAX_CYCLES) {
+            Ok(c) => {
+                tally.undo.add(c);
+                compare(chip, &before, hash, rule)
+            }
+            Err(e) => vec![format!("{e:#}")],
+        };
+        if !diffs.is_empty() {
+            return Err(format!(
+                "line {line}, undo of {} from `{}` (record {record:#x}):\n    {}",
+                mv.to_usi(),
+                after.to_sfen(),
+                diffs.join("\n    ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn hash_and_store_follow_moves_and_undo() {
     let runtime = common::runtime();
@@ -113,140 +290,25 @@ fn hash_and_store_follow_moves_and_undo() {
     let seed = seed_from_env();
     let mut generator = TsumeGenerator::new(seed);
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed ^ 0x9a7_0001);
-    let keys = Keys::get();
     let mut failures = Vec::new();
-    let mut seen = Seen::default();
-    let (mut load_cycles, mut apply_cycles, mut undo_cycles) =
-        (Span::new(), Span::new(), Span::new());
+    let mut tally = Tally {
+        seen: Seen::default(),
+        load: Span::new(),
+        apply: Span::new(),
+        undo: Span::new(),
+    };
     let mut rules_seen = [0usize; 2];
-    'lines: for line in 0..LINES {
+    for line in 0..LINES {
         let root = generator.next_position(Kind::Any);
-        // The table key's rule of the line: most lines with hand superiority, either side
-        // attacking, any kinds complete.
-        let rule = KeyRule {
-            hand_superiority: rng.random_bool(0.9),
-            depth_free: true,
-            attacker: if rng.random_bool(0.5) {
-                Color::Black
-            } else {
-                Color::White
-            },
-            complete: std::array::from_fn(|_| rng.random_bool(0.5)),
-        };
+        let rule = line_rule(&mut rng);
         rules_seen[usize::from(rule.hand_superiority)] += 1;
         chip.set_key_rule(&rule);
-        let root_hash = keys.hash(root.inner());
-        match chip.load_hashed(&root, MAX_CYCLES) {
-            Ok(c) => load_cycles.add(c),
-            Err(e) => {
-                failures.push(format!("line {line}: load of `{}`: {e:#}", root.to_sfen()));
-                continue;
-            }
-        }
-        let diffs = compare(&mut chip, &root, root_hash, &rule);
-        if !diffs.is_empty() {
-            failures.push(format!(
-                "line {line}: after the load of `{}`:\n    {}",
-                root.to_sfen(),
-                diffs.join("\n    ")
-            ));
-            continue;
-        }
-        // The reference board that makes and takes back the moves (rsshogi's apply_move
-        // and undo_move), and the positions of the line with their hashes.
-        let mut board = root.inner().clone_compact();
-        let mut line_positions = vec![(root.clone(), root_hash)];
-        let mut made: Vec<(Move, u8)> = Vec::new();
-        for ply in 0..PLIES {
-            let (pos, hash) = line_positions.last().expect("the root").clone();
-            let Some(mv) = pick(&pos, &mut rng) else {
-                break;
-            };
-            let taken = (!mv.is_drop())
-                .then(|| pos.piece_on(mv.to_sq()))
-                .flatten()
-                .map_or(0, |(colour, kind)| bus::piece_code(colour, kind));
-            if mv.is_drop() {
-                seen.drops += 1;
-            }
-            if taken != 0 {
-                seen.captures += 1;
-                seen.promoted_captured += usize::from(taken & 0xf > 8);
-            }
-            seen.promotions += usize::from(mv.is_promotion());
-            if pos.side_to_move() == tsume::rsshogi::types::Color::White {
-                seen.white += 1;
-            } else {
-                seen.black += 1;
-            }
-            let next = pos.after(mv);
-            board.apply_move(mv);
-            let next_hash = keys.hash(next.inner());
-            let model_hash = keys.after(pos.inner(), hash, mv);
-            assert_eq!(model_hash, next_hash, "the model's own incremental hash");
-            let step = chip.apply(mv, MAX_CYCLES);
-            let mut diffs = match &step {
-                Ok(a) => {
-                    apply_cycles.add(a.cycles);
-                    compare(&mut chip, &next, next_hash, &rule)
-                }
-                Err(e) => vec![format!("{e:#}")],
-            };
-            if let Ok(a) = &step
-                && a.captured != taken
-            {
-                diffs.push(format!(
-                    "undo record {:#x}, expected {taken:#x}",
-                    a.captured
-                ));
-            }
-            if !diffs.is_empty() {
-                failures.push(format!(
-                    "line {line} ply {ply}: `{}` + {}:\n    {}",
-                    pos.to_sfen(),
-                    mv.to_usi(),
-                    diffs.join("\n    ")
-                ));
-                continue 'lines;
-            }
-            made.push((mv, taken));
-            line_positions.push((next, next_hash));
-        }
-        // Back to the root, one move at a time, with the record the chip gave at apply.
-        while let Some((mv, record)) = made.pop() {
-            let after = line_positions.pop().expect("the position after the move").0;
-            let (before, hash) = line_positions.last().expect("the position before").clone();
-            board.undo_move(mv).expect("undo of a move just made");
-            assert_eq!(
-                board.to_sfen(None),
-                before.inner().to_sfen(None),
-                "rsshogi's undo_move gives the position before the move"
-            );
-            assert_eq!(
-                keys.hash(&board),
-                hash,
-                "the model's hash of the undone board"
-            );
-            let step = chip.undo(mv, record, MAX_CYCLES);
-            let diffs = match step {
-                Ok(c) => {
-                    undo_cycles.add(c);
-                    compare(&mut chip, &before, hash, &rule)
-                }
-                Err(e) => vec![format!("{e:#}")],
-            };
-            if !diffs.is_empty() {
-                failures.push(format!(
-                    "line {line}, undo of {} from `{}` (record {record:#x}):\n    {}",
-                    mv.to_usi(),
-                    after.to_sfen(),
-                    diffs.join("\n    ")
-                ));
-                continue 'lines;
-            }
+        if let Err(failure) = follow_line(&mut chip, &mut rng, &rule, &root, line, &mut tally) {
+            failures.push(failure);
         }
     }
     common::assert_no_failures(&failures, "lines disagree with the reference", seed);
+    let seen = &tally.seen;
     assert!(
         seen.drops > 0
             && seen.captures > 0
@@ -263,7 +325,7 @@ fn hash_and_store_follow_moves_and_undo() {
     // The cycles of docs/search.md's table: from the hands word, or from the request, to
     // hash_valid.
     assert_eq!(
-        [load_cycles, apply_cycles, undo_cycles],
+        [tally.load, tally.apply, tally.undo],
         [Span(52, 52), Span(7, 7), Span(7, 7)],
         "the cycles (least, most) of a load, an apply and an undo (seed {seed})"
     );

@@ -13,6 +13,7 @@
 mod common;
 
 use common::limits;
+use common::twins::{Twin, Twins};
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -23,7 +24,9 @@ use rand::{Rng, SeedableRng};
 use tsume::chip::solver::{ChipSearcher, SolverChip, Walked};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
-use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver, solve_on};
+use tsume::solver::{
+    Config, Limits, Outcome, Reason, Root, SearchResult, Solver, StoreRecord, solve_on,
+};
 
 /// Random positions per default run, and in the table mode swim.toml does not set.
 const POSITIONS: usize = 100;
@@ -37,76 +40,80 @@ const SMALL_TABLE_BITS: u32 = 1;
 const SMALL_TABLE_PROBLEMS: usize = 12;
 const SMALL_TABLE_NODES: u64 = 1_000;
 
-/// The two engines side by side; with hand superiority, every table store of both is
-/// logged and compared (key, value, plies left and the pieces or hand kept).
-struct Twins<'ctx> {
-    chip: ChipSearcher<'ctx>,
-    model: Solver,
-    stores: bool,
+/// The chip against the model (`common::twins`); with hand superiority, every table
+/// store of both is logged and compared (key, value, plies left and the pieces or hand
+/// kept).
+type ChipAndModel<'ctx> = Twins<ChipSearcher<'ctx>, Solver>;
+
+fn chip_and_model(runtime: &tsume::marlin::spade::SpadeRuntime) -> ChipAndModel<'_> {
+    chip_and_model_with(runtime, common::search_config())
 }
 
-impl<'ctx> Twins<'ctx> {
-    fn new(runtime: &'ctx tsume::marlin::spade::SpadeRuntime) -> Twins<'ctx> {
-        Twins::with_config(runtime, common::search_config())
+/// The chip searching with `config` (its own geometry or a table of fewer sets), the
+/// model built for it.
+fn chip_and_model_with(
+    runtime: &tsume::marlin::spade::SpadeRuntime,
+    config: Config,
+) -> ChipAndModel<'_> {
+    let chip = SolverChip::new(runtime, None).expect("the solver_top model");
+    let mut chip = ChipSearcher::new(chip, common::search_config());
+    chip.set_config(config).expect("a geometry the chip takes");
+    let mut model = Solver::new(config);
+    if config.hand_superiority {
+        chip.stores().start();
+        model.stores().start();
+    }
+    Twins::new(chip, model, ["chip", "model"])
+}
+
+/// The chip's trace: its table stores (none unless logging).
+impl Twin for ChipSearcher<'_> {
+    type Trace = Vec<StoreRecord>;
+
+    fn solve_traced(&mut self, pos: &Position, limits: Limits) -> (Outcome, Vec<StoreRecord>) {
+        let outcome = solve_on(self, pos, limits);
+        (outcome, self.stores().take())
     }
 
-    /// The chip searching with `config` (its own geometry or a table of fewer sets), the
-    /// model built for it.
-    fn with_config(
-        runtime: &'ctx tsume::marlin::spade::SpadeRuntime,
-        config: Config,
-    ) -> Twins<'ctx> {
-        let chip = SolverChip::new(runtime, None).expect("the solver_top model");
-        let mut chip = ChipSearcher::new(chip, common::search_config());
-        chip.set_config(config).expect("a geometry the chip takes");
-        let mut model = Solver::new(config);
-        let stores = config.hand_superiority;
-        if stores {
-            chip.stores().start();
-            model.stores().start();
-        }
-        Twins {
-            chip,
-            model,
-            stores,
-        }
+    fn trace_difference(chip: &Vec<StoreRecord>, model: &Vec<StoreRecord>, _: [&str; 2]) -> String {
+        stores_difference(chip, model)
+    }
+}
+
+/// The model's trace: its table stores (none unless logging).
+impl Twin for Solver {
+    type Trace = Vec<StoreRecord>;
+
+    fn solve_traced(&mut self, pos: &Position, limits: Limits) -> (Outcome, Vec<StoreRecord>) {
+        let outcome = self.solve(pos, limits);
+        (outcome, self.stores().take())
     }
 
-    /// `pos` solved by both: the chip's outcome, or the difference.
-    fn solve(&mut self, what: &str, pos: &Position, limits: Limits) -> Result<Outcome, String> {
-        let want = self.model.solve(pos, limits);
-        let got = solve_on(&mut self.chip, pos, limits);
-        let chip_stores = self.chip.stores().take();
-        let model_stores = self.model.stores().take();
-        if self.stores && chip_stores != model_stores {
-            let i = chip_stores
-                .iter()
-                .zip(&model_stores)
-                .position(|(a, b)| a != b)
-                .unwrap_or(chip_stores.len().min(model_stores.len()));
-            return Err(format!(
-                "{what} ({pos}, {limits:?}): store {i} of {} (chip) / {} (model) differs:\n  \
-                 chip  {:?}\n  model {:?}",
-                chip_stores.len(),
-                model_stores.len(),
-                chip_stores.get(i),
-                model_stores.get(i)
-            ));
-        }
-        if got == want {
-            Ok(got)
-        } else {
-            Err(format!(
-                "{what} ({pos}, {limits:?}):\n  chip  {got:?}\n  model {want:?}"
-            ))
-        }
+    fn trace_difference(chip: &Vec<StoreRecord>, model: &Vec<StoreRecord>, _: [&str; 2]) -> String {
+        stores_difference(chip, model)
     }
+}
+
+/// The first store where the chip's log and the model's differ.
+fn stores_difference(chip: &[StoreRecord], model: &[StoreRecord]) -> String {
+    let i = chip
+        .iter()
+        .zip(model)
+        .position(|(a, b)| a != b)
+        .unwrap_or(chip.len().min(model.len()));
+    format!(
+        "store {i} of {} (chip) / {} (model) differs:\n  chip  {:?}\n  model {:?}",
+        chip.len(),
+        model.len(),
+        chip.get(i),
+        model.get(i)
+    )
 }
 
 #[test]
 fn the_suite_solves_as_in_the_model() {
     let runtime = common::runtime();
-    let mut twins = Twins::new(&runtime);
+    let mut twins = chip_and_model(&runtime);
     let mut failures = Vec::new();
     let mut mates = 0;
     for (p, pos) in common::suite() {
@@ -123,7 +130,7 @@ fn the_suite_solves_as_in_the_model() {
         "only {mates} suite problems proven within {SUITE_NODES} nodes"
     );
     // The lines are walked on chip: every proven problem's, at least in part.
-    let walked = twins.chip.walked();
+    let walked = twins.tested.walked();
     assert!(
         walked.moves > 0 && walked.complete > 0,
         "the chip walked no line: {walked:?}"
@@ -174,7 +181,7 @@ fn hand_superiority_solves_as_in_the_model() {
     };
     random_positions(pieces, OTHER_MODE_POSITIONS);
     let runtime = common::runtime();
-    let mut twins = Twins::with_config(&runtime, pieces);
+    let mut twins = chip_and_model_with(&runtime, pieces);
     let failures: Vec<String> = common::suite()
         .iter()
         .filter(|(p, _)| p.solve_only.is_none())
@@ -211,7 +218,7 @@ fn random_positions(config: Config, count: usize) {
     let mut g = TsumeGenerator::new(seed);
     let mut rng = StdRng::seed_from_u64(seed ^ 0x50_1e);
     let runtime = common::runtime();
-    let mut twins = Twins::with_config(&runtime, config);
+    let mut twins = chip_and_model_with(&runtime, config);
     let mut failures = Vec::new();
     let (mut mates, mut nomates, mut limited, mut defenders) = (0, 0, 0, 0);
     for i in 0..common::random_count(count) {
@@ -254,7 +261,7 @@ fn small_limits() -> Limits {
 /// outcomes (equal in both, or the test fails) and what the chip's walks did.
 fn smaller_geometry(config: Config, what: &str) -> (Vec<(Position, Outcome)>, Walked) {
     let runtime = common::runtime();
-    let mut twins = Twins::with_config(&runtime, config);
+    let mut twins = chip_and_model_with(&runtime, config);
     let mut failures = Vec::new();
     let mut outcomes = Vec::new();
     let problems = common::suite()
@@ -267,7 +274,7 @@ fn smaller_geometry(config: Config, what: &str) -> (Vec<(Position, Outcome)>, Wa
         }
     }
     common::assert_no_failures(&failures, &format!("{what}: the chip differs"), 0);
-    (outcomes, twins.chip.walked())
+    (outcomes, twins.tested.walked())
 }
 
 /// How many of `outcomes` (solved with the limits of a smaller geometry) have other
@@ -340,9 +347,9 @@ fn a_child_limit_and_a_ply_limit_answer_as_in_the_model() {
 #[test]
 fn limits_and_stops_leave_the_chip_ready() {
     let runtime = common::runtime();
-    let mut twins = Twins::new(&runtime);
+    let mut twins = chip_and_model(&runtime);
     let mate3 = common::pos("3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1");
-    let run = |twins: &mut Twins, what: &str, pos: &Position, lim: Limits| {
+    let run = |twins: &mut ChipAndModel, what: &str, pos: &Position, lim: Limits| {
         Some(
             twins
                 .solve(what, pos, lim)
@@ -371,15 +378,15 @@ fn limits_and_stops_leave_the_chip_ready() {
     assert_eq!(out.map(|o| o.pv.len()), Some(3));
     // A stop asked for before the search: stopped before its first move in both.
     let stop = Arc::new(AtomicBool::new(true));
-    twins.chip.set_stop(Some(stop.clone()));
-    twins.model.set_stop(Some(stop));
+    twins.tested.set_stop(Some(stop.clone()));
+    twins.reference.set_stop(Some(stop));
     let out = run(&mut twins, "stopped", &mate3, Limits::default());
     assert!(matches!(
         out.map(|o| o.result),
         Some(SearchResult::Unknown(Reason::Stopped))
     ));
-    twins.chip.set_stop(None);
-    twins.model.set_stop(None);
+    twins.tested.set_stop(None);
+    twins.reference.set_stop(None);
     let out = run(&mut twins, "after the stop", &mate3, Limits::default());
     assert_eq!(out.map(|o| o.result), Some(SearchResult::Mate));
 }

@@ -304,7 +304,7 @@ fn a_tiny_table_still_answers_right() {
 /// The reference's check of a line rejects what is not a mate.
 #[test]
 fn the_line_check_rejects_non_mates() {
-    let pos = Position::from_sfen("4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1").unwrap();
+    let pos = common::pos(common::MATE1);
     let mv = |s: &str| tsume::rsshogi::types::Move::from_usi(s).unwrap();
     assert!(check_line(&pos, Kind::Or, &[mv("G*5b")]).is_ok());
     let e = check_line(&pos, Kind::Or, &[mv("G*9i")]).unwrap_err();

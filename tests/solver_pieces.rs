@@ -215,7 +215,7 @@ fn random_positions_agree_with_the_exhaustive_search_in_every_mode() {
 /// out of the key, to more plies left and not to none.
 #[test]
 fn a_proof_applies_where_the_hand_holds_its_pieces() {
-    let solved = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
+    let solved = common::MATE1;
     let more = "4k4/9/4P4/9/9/9/9/9/9 b GP2r2b3g4s4n4l16p 1";
     let without = "4k4/9/4P4/9/9/9/9/9/9 b P2r2b4g4s4n4l16p 1";
     let mut solver = Solver::new(modes()[2].1);

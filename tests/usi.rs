@@ -1,12 +1,15 @@
 //! The USI engine driven as a GUI drives it: the `tsume-usi` binary over its standard input
 //! and output (handshake, mate search answers, limits, `stop`, errors, `quit`).
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::{BEFORE_MATE1, MATE1};
 use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
 use tsume::reference::tsume_moves;
@@ -16,8 +19,6 @@ use tsume::rsshogi::types::PieceType;
 const HARD: &str = "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1";
 /// Black has a king only: no check, so no mate.
 const NO_CHECK: &str = "4k4/9/9/9/9/9/9/9/4K4 b - 1";
-/// Mate in one by a gold drop.
-const MATE1: &str = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
 
 /// How long an answer may take before the test fails.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -262,7 +263,7 @@ fn mate_in_three_from_the_suite() {
     }
     // A position given as moves from another one: the defender's king steps into the
     // mate in one.
-    e.send("position sfen 3k5/9/4P4/9/9/9/9/9/4K4 w G2r2b3g4s4n4l17p 1 moves 6a5a");
+    e.send(&format!("position sfen {BEFORE_MATE1} moves 6a5a"));
     e.send("go mate");
     assert_eq!(e.checkmate(PATIENCE), "G*5b");
     assert!(e.quit(PATIENCE).success());

@@ -6,7 +6,7 @@ use marlin::spade::prelude::*;
 use super::{Chip, bus_model};
 use crate::bus::{self, Bits81};
 use crate::position::Position;
-use crate::reference::TsumeMove;
+use crate::reference::{ListDifference, Mode, MoveSet, TsumeMove, check_flag_difference};
 
 /// Position store + direct cover of both colours (`hdl/movegen/movegen_top.spade`: `cover_top`).
 #[spade(src = "hdl/movegen/movegen_top.spade", name = "cover_top")]
@@ -82,6 +82,29 @@ pub struct ChipMoves {
     pub cycles: u64,
     /// Clock cycles from the position being ready to the first move (None without moves).
     pub first_move_cycles: Option<u64>,
+}
+
+impl ChipMoves {
+    /// The list as a move set: evasions when the chip saw the side to move in check.
+    pub fn move_set(&self) -> MoveSet {
+        MoveSet {
+            mode: if self.in_check {
+                Mode::Evasions
+            } else {
+                Mode::Checks
+            },
+            moves: self.moves.clone(),
+        }
+    }
+
+    /// How this list (the chip's for `pos`) differs from the reference's: the mode, the
+    /// moves with their categories (order aside, [`MoveSet::difference`]), then every
+    /// move's check flag ([`check_flag_difference`]); None when they agree.
+    pub fn reference_difference(&self, pos: &Position) -> Option<ListDifference> {
+        self.move_set()
+            .difference(&crate::reference::tsume_moves(pos))
+            .or_else(|| check_flag_difference(pos, &self.moves, &self.gives_check))
+    }
 }
 
 /// Driver of [`MovegenTop`].

@@ -1,8 +1,11 @@
 //! Helpers shared by the tests: where the repository's files and the toolchain are, the
-//! positions of `tests/data`, and the failure report of the differential tests.
+//! positions of `tests/data` and the smallest problem ([`MATE1`]), the failure report of
+//! the differential tests, and the xtask binary run as a user runs it.
 //!
 //! Every test binary that declares `mod common;` compiles all of this and uses a part.
 #![allow(dead_code)]
+
+pub mod twins;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,6 +21,11 @@ use tsume::rsshogi;
 use tsume::rsshogi::board::{PositionState, generate_position_state, position_from_position_state};
 use tsume::rsshogi::movegen::{LegalAll, MoveListGen};
 use tsume::rsshogi::types::{Color, HandPiece, Move, Piece, PieceType, Rank, Square};
+
+/// Mate in 1 by the head gold (G*5b), the tests' smallest problem.
+pub const MATE1: &str = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";
+/// The defender's king steps next to the pawn (6a5a): after it, [`MATE1`]'s position.
+pub const BEFORE_MATE1: &str = "3k5/9/4P4/9/9/9/9/9/4K4 w G2r2b3g4s4n4l17p 1";
 
 /// The repository (the tests run in it and were compiled from it).
 pub fn root() -> &'static Path {
@@ -239,6 +247,23 @@ pub fn xtask_with_input(args: &[&str], input: &str) -> Output {
         .write_all(input.as_bytes())
         .expect("write stdin");
     child.wait_with_output().expect("xtask output")
+}
+
+/// `xtask solve ARGS` with `stdin` on its standard input, on the software model (no
+/// simulation, fast) unless ARGS name an engine (`--engine chip`).
+pub fn solve_on_model(args: &[&str], stdin: &str) -> Output {
+    let engine: &[&str] = if args.contains(&"--engine") {
+        &[]
+    } else {
+        &["--engine", "model"]
+    };
+    let args: Vec<&str> = ["solve"]
+        .iter()
+        .chain(engine)
+        .chain(args)
+        .copied()
+        .collect();
+    xtask_with_input(&args, stdin)
 }
 
 /// A command's output as text.

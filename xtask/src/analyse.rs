@@ -10,12 +10,12 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
+use tsume::input::{Input, parse, read_positions};
 use tsume::mate::{mate_length_nodes, mating_moves};
 use tsume::position::Position;
 use tsume::reference::tsume_moves;
 use tsume::rsshogi::movegen::{LegalAll, MoveListGen};
 
-use crate::sim::{self, Input};
 use crate::util::Failure;
 
 #[derive(Debug, Args)]
@@ -49,7 +49,7 @@ fn odd_plies(text: &str) -> Result<u32, String> {
 pub fn run(args: &AnalyseArgs) -> Result<()> {
     let inputs = match (&args.sfen, &args.positions) {
         (Some(words), _) => vec![Input::line(0, &words.join(" "))],
-        (None, Some(file)) => sim::read_positions(file)?,
+        (None, Some(file)) => read_positions(file)?,
         (None, None) => unreachable!("clap requires --sfen or --positions"),
     };
     let mut out = std::io::stdout().lock();
@@ -58,7 +58,7 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
         if i > 0 {
             writeln!(out)?;
         }
-        match sim::parse(&input.sfen) {
+        match parse(&input.sfen) {
             Ok(pos) => write!(out, "{}", analyse(&input.sfen, &pos, args.plies))?,
             Err(error) => {
                 invalid += 1;

@@ -14,10 +14,11 @@ use tsume::chip::link::{
     BoardSearcher, LinkDriver, LinkList, SerialTransport, SimConfig, SimUart, SolverLinkTop,
     Transport,
 };
+use tsume::input::Input;
 use tsume::position::Position;
 use tsume::reference::{Category, MoveSet, tsume_moves};
 
-use crate::sim::{self, Input};
+use crate::sim;
 use crate::simulator;
 use crate::solve::{self, Chip, RootArg, SolveArgs, SolveEngine};
 use crate::util::{self, Failure};
@@ -107,7 +108,7 @@ fn read_positions(args: &RunArgs) -> Result<Vec<Input>> {
         return Ok(vec![Input::line(0, &words.join(" "))]);
     }
     if let Some(file) = &args.positions {
-        return sim::read_positions(file);
+        return tsume::input::read_positions(file);
     }
     Ok(Vec::new())
 }
@@ -220,7 +221,7 @@ fn drive<T: Transport>(
     let start = Instant::now();
     for input in positions {
         let text = &input.sfen;
-        let pos = match sim::parse(text) {
+        let pos = match tsume::input::parse(text) {
             Ok(pos) => pos,
             Err(error) => {
                 unusable += 1;

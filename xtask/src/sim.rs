@@ -6,15 +6,15 @@
 //! in [`open`].
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::panic::AssertUnwindSafe;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
+use tsume::input::{Input, catch, load_suite, parse, read_positions};
 use tsume::position::Position;
-use tsume::problems::{Expected, Problem};
+use tsume::problems::Expected;
 use tsume::reference::{Category, Mode, MoveSet};
 
 use crate::util::{self, Failure};
@@ -71,7 +71,7 @@ impl Engine for Hardware<'_> {
     fn generate(&mut self, pos: &Position) -> Result<Generated> {
         let answer = simulator::generate(&mut self.chip, pos)?;
         Ok(Generated {
-            set: simulator::move_set(&answer),
+            set: answer.move_set(),
             cycles: Some(answer.cycles),
             first_move: answer.first_move_cycles,
         })
@@ -193,104 +193,6 @@ fn run_with(engine: &mut dyn Engine, args: &SimArgs) -> Result<()> {
     }
     let dir = args.suite.clone().unwrap_or_else(toolchain::problems_dir);
     suite(engine, &dir, args.json)
-}
-
-/// One position to run: where it came from and its text.
-pub struct Input {
-    pub label: String,
-    pub id: Option<String>,
-    /// The position as given: a SFEN or a position as shogi tools write it
-    /// ([`Position::from_usi`]).
-    pub sfen: String,
-}
-
-impl Input {
-    pub fn line(number: usize, text: &str) -> Input {
-        Input {
-            label: format!("line {number}"),
-            id: None,
-            sfen: text.trim().to_string(),
-        }
-    }
-}
-
-/// The position lines of a file (or stdin for `-`), numbered from 1; blank lines and `#`
-/// comments skipped; an error (exit code 1) when none is left.
-pub fn read_positions(file: &Path) -> Result<Vec<Input>> {
-    let mut bytes = Vec::new();
-    if file == Path::new("-") {
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("cannot read positions from standard input")?;
-    } else {
-        bytes = std::fs::read(file).with_context(|| {
-            format!(
-                "cannot read the positions file {}: give --positions a text file with one \
-                 SFEN per line",
-                file.display()
-            )
-        })?;
-    }
-    let name = if file == Path::new("-") {
-        "standard input".to_string()
-    } else {
-        file.display().to_string()
-    };
-    let text = String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "the positions of {name} are not UTF-8 text (byte {}): give a text file with one \
-             SFEN per line",
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    // A byte-order mark (which some editors write first) is no part of the first line.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    // No position starts with `[` or `{`: such a file is JSON, most likely a problem
-    // suite's, and would give an error a line.
-    if text.trim_start().starts_with(['[', '{']) {
-        return Err(Failure::error(
-            1,
-            format!(
-                "{name} is JSON, not positions: --positions takes a text file with one \
-                 position a line (a SFEN, or `startpos moves ...`); a problem suite \
-                 (problems/*.json) is run by `sim`, `solve` and `run --solve`: its folder \
-                 with --suite DIR, or problems/ with neither --sfen nor --positions"
-            ),
-        ));
-    }
-    let inputs: Vec<Input> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-        .map(|(i, l)| Input::line(i + 1, l))
-        .collect();
-    if inputs.is_empty() {
-        return Err(Failure::error(
-            1,
-            format!(
-                "no positions in {name}: it holds only blank lines and `#` comments; give one \
-                 position a line (a SFEN, or `startpos moves ...`)"
-            ),
-        ));
-    }
-    Ok(inputs)
-}
-
-/// A panic in an engine, the solver or the position rules becomes this position's error.
-pub fn catch<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
-    std::panic::catch_unwind(AssertUnwindSafe(f)).map_err(|panic| {
-        let msg = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        format!("internal error: {what} panicked: {msg}")
-    })
-}
-
-/// The position of `text` ([`Position::from_usi`]), or what is wrong with it.
-pub fn parse(text: &str) -> Result<Position, String> {
-    catch("the position rules", || Position::from_usi(text))?.map_err(|e| e.to_string())
 }
 
 /// The position and its move set, or what is wrong with the input.
@@ -482,28 +384,6 @@ fn expected(e: &Expected) -> String {
     }
 }
 
-/// The problem suite of `dir`: an error that says what to give when it cannot be read or
-/// holds no problem.
-pub fn load_suite(dir: &Path) -> Result<Vec<Problem>> {
-    let problems: Vec<Problem> = tsume::problems::load_suite(dir).with_context(|| {
-        format!(
-            "cannot load the problem suite from {}: it needs *.json problem files \
-             (or pass --suite DIR, --sfen SFEN or --positions FILE)",
-            dir.display()
-        )
-    })?;
-    if problems.is_empty() {
-        return Err(Failure::error(
-            1,
-            format!(
-                "no problems in {}: add *.json problem files or pass --suite DIR",
-                dir.display()
-            ),
-        ));
-    }
-    Ok(problems)
-}
-
 fn suite(engine: &mut dyn Engine, dir: &Path, json: bool) -> Result<()> {
     let problems = load_suite(dir)?;
     let bar = util::progress_bar(problems.len() as u64);
@@ -511,18 +391,16 @@ fn suite(engine: &mut dyn Engine, dir: &Path, json: bool) -> Result<()> {
     let mut rows = Vec::new();
     for p in &problems {
         bar.set_message(p.id.clone());
-        let input = Input {
-            label: p.id.clone(),
-            id: Some(p.id.clone()),
-            sfen: p.sfen.clone(),
-        };
+        let input = Input::problem(p);
         let result = evaluate(engine, &p.sfen);
         // The chip's answer against the reference's.
         let agrees = match &result {
-            Ok((pos, generated)) if hardware => Some(simulator::same_moves(
-                &generated.set,
-                &tsume::reference::tsume_moves(pos),
-            )),
+            Ok((pos, generated)) if hardware => Some(
+                generated
+                    .set
+                    .difference(&tsume::reference::tsume_moves(pos))
+                    .is_none(),
+            ),
             _ => None,
         };
         rows.push((input, p, result, agrees));

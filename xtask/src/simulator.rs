@@ -8,7 +8,6 @@ use anyhow::Result;
 use tsume::chip::{Chip, ChipMoves, ClockedModel, MovegenChip};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
-use tsume::reference::{Mode, MoveSet};
 
 use crate::util::Stage;
 use crate::{hdl, setup, toolchain};
@@ -105,33 +104,7 @@ pub fn open_top<'ctx, M: ClockedModel<'ctx>>(
     }
 }
 
-/// The chip's answer as a move set.
-pub fn move_set(answer: &ChipMoves) -> MoveSet {
-    MoveSet {
-        mode: if answer.in_check {
-            Mode::Evasions
-        } else {
-            Mode::Checks
-        },
-        moves: answer.moves.clone(),
-    }
-}
-
 /// Generate on the chip.
 pub fn generate(chip: &mut MovegenChip, pos: &Position) -> Result<ChipMoves> {
     chip.generate(pos, MAX_CYCLES)
-}
-
-/// Whether two move sets hold the same moves with the same categories (order aside).
-pub fn same_moves(a: &MoveSet, b: &MoveSet) -> bool {
-    let key = |s: &MoveSet| {
-        let mut k: Vec<_> = s
-            .moves
-            .iter()
-            .map(|m| (m.mv.to_usi(), m.category))
-            .collect();
-        k.sort();
-        k
-    };
-    a.mode == b.mode && key(a) == key(b)
 }

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use tsume::chip::solver::{ChipSearcher, Cycles, OnChip, SolverTop, Walked};
+use tsume::input::{Input, catch, parse, read_positions};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
 use tsume::solver::table::{TableTooLarge, table_bytes};
@@ -28,7 +29,6 @@ use tsume::solver::{
     Config, Limits, Outcome, Reason, Root, SearchResult, Searcher, Solver, solve_on,
 };
 
-use crate::sim::{Input, catch, read_positions};
 use crate::util::{self, Failure, count};
 use output::{Asked, JsonAnswer, JsonError, LateBar};
 use tsume::project::manifest::Manifest;
@@ -417,10 +417,10 @@ pub struct Solved {
 }
 
 /// The position of `text` (a SFEN or a position as shogi tools write it, read as every
-/// command reads positions: `crate::sim::parse`) solved on `searcher`, or what is wrong
+/// command reads positions: [`tsume::input::parse`]) solved on `searcher`, or what is wrong
 /// with the input.
 fn solve(searcher: &mut dyn Searcher, text: &str, limits: Limits) -> Result<Solved, String> {
-    let pos = crate::sim::parse(text)?;
+    let pos = parse(text)?;
     let start = Instant::now();
     let outcome = catch("the solver", || solve_on(searcher, &pos, limits))?;
     if outcome.result == SearchResult::Unknown(Reason::DefenderNotInCheck) {

@@ -129,7 +129,7 @@ struct JsonRow<'a> {
 /// prints each problem's row (or JSON line) as it is solved, then a summary, and fails on
 /// a wrong result or any difference.
 pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chip>) -> Result<()> {
-    let problems = crate::sim::load_suite(dir)?;
+    let problems = tsume::input::load_suite(dir)?;
     let clock = chip.as_ref().map(|c| c.clock_mhz);
     // A problem beyond the chip's frames is the model's alone: the options' words are the
     // model's.
