@@ -14,7 +14,7 @@ use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
 use tsume::rsshogi::types::Move;
 use tsume::solver::Kind;
-use tsume::solver::line::check_line;
+use tsume::solver::line_walk::check_line;
 
 /// Mate in 1 by the head gold.
 const MATE1: &str = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1";

@@ -30,10 +30,10 @@ use tsume::solver::hands::{self, FULL, Hand, KeyRule};
 use tsume::solver::machine::{Child, Node, expand, expand_with};
 use tsume::solver::moves::node_moves;
 use tsume::solver::pieces::{PieceTable, Probe};
-use tsume::solver::table::Table;
+use tsume::solver::position_hash::Keys;
+use tsume::solver::transposition_table::Table;
 use tsume::solver::values::INF;
 use tsume::solver::values::Value;
-use tsume::solver::zobrist::Keys;
 use tsume::solver::{Config, Kind, Reason};
 
 /// Positions per default run.

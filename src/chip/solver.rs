@@ -17,7 +17,7 @@ use crate::chip::select::frame_peek_model;
 use crate::chip::{Chip, bus_model};
 use crate::position::Position;
 use crate::solver::hands::{self, Hand, KeyRule};
-use crate::solver::table::Found;
+use crate::solver::transposition_table::Found;
 use crate::solver::values::Value;
 use crate::solver::{Config, Counters, Kind, Reason, Searcher, StoreLog, StoreRecord, Walk};
 

@@ -6,7 +6,7 @@ use rsshogi::board::Position as Board;
 use rsshogi::types::{Bitboard, Color, HandPiece, Move, PieceType, Square};
 
 use super::pieces::Probe;
-use super::zobrist::{HAND_MAX, Keys};
+use super::position_hash::{HAND_MAX, Keys};
 use super::{Config, Kind};
 
 /// A hand: the count of each hand kind.

@@ -10,10 +10,10 @@ use rsshogi::types::Move;
 use super::hands::{self, EMPTY, Hand, KeyRule};
 use super::moves::{Kind, ReplyCache, count_moves, node_moves};
 use super::pieces::{PieceTable, Probe, kept_hand};
+use super::position_hash::Keys;
 use super::select::{self, Selection};
-use super::table::Table;
+use super::transposition_table::Table;
 use super::values::{INF, Pn, REP_NONE, Value};
-use super::zobrist::Keys;
 use super::{Config, Counters, Reason, StoreRecord};
 use crate::bus::encode_move;
 
@@ -280,7 +280,7 @@ impl<'a> Machine<'a> {
         Ok(match expanded? {
             Some(value) => {
                 if let Memory::Pieces(_) = self.table {
-                    let pieces = super::solved::leaf_pieces(
+                    let pieces = super::solved_pieces::leaf_pieces(
                         &self.board,
                         &self.rule,
                         kind,
@@ -318,8 +318,13 @@ impl<'a> Machine<'a> {
             self.replies.put(child.hash, replies);
             let value = first_value(kind, replies);
             if pieces_table && replies == 0 {
-                child.pieces =
-                    super::solved::leaf_pieces(&self.board, &self.rule, kind.flip(), value, &[]);
+                child.pieces = super::solved_pieces::leaf_pieces(
+                    &self.board,
+                    &self.rule,
+                    kind.flip(),
+                    value,
+                    &[],
+                );
             }
             child.value = value;
             self.board
@@ -425,7 +430,7 @@ impl<'a> Machine<'a> {
         if frame.children.is_empty() {
             return frame.pieces;
         }
-        super::solved::node_pieces(&self.board, &self.rule, frame.kind, v, &frame.children)
+        super::solved_pieces::node_pieces(&self.board, &self.rule, frame.kind, v, &frame.children)
     }
 
     /// Return: the move is taken back and the parent's frame takes the child's value, its

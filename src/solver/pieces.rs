@@ -4,7 +4,7 @@
 //! pieces for a disproof, the exact hand of an unsolved entry.
 
 use super::hands::{self, Hand};
-use super::table::{Placement, Sets, TableTooLarge, tag_of};
+use super::transposition_table::{Placement, Sets, TableTooLarge, tag_of};
 use super::values::{INF, Pn, add, narrowed};
 
 /// One way of the pieces table.

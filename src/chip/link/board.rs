@@ -18,9 +18,9 @@ use crate::bus;
 use crate::chip::solver::{Cycles, OnChip, Walked, chip_takes, ended};
 use crate::position::Position;
 use crate::solver::hands::KeyRule;
-use crate::solver::table::Found;
+use crate::solver::position_hash::Keys;
+use crate::solver::transposition_table::Found;
 use crate::solver::values::Value;
-use crate::solver::zobrist::Keys;
 use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk};
 
 /// The largest plies-left a request carries (the chip's 10-bit ports).

@@ -23,7 +23,7 @@ use clap::{Args, ValueEnum};
 use tsume::chip::solver::{ChipSearcher, Cycles, OnChip, SolverTop, Walked};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
-use tsume::solver::table::{TableTooLarge, table_bytes};
+use tsume::solver::transposition_table::{TableTooLarge, table_bytes};
 use tsume::solver::{
     Config, Limits, Outcome, Reason, Root, SearchResult, Searcher, Solver, solve_on,
 };

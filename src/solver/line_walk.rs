@@ -7,7 +7,7 @@ use rsshogi::board::Position as Board;
 use rsshogi::types::{Move, PieceType};
 
 use super::moves::{Kind, node_moves};
-use super::zobrist::Keys;
+use super::position_hash::Keys;
 use super::{Reason, Searcher};
 use crate::position::Position;
 use crate::reference::tsume_moves;

@@ -156,8 +156,8 @@ impl Keys {
             out,
             "\
 // The Zobrist keys of the position hash (docs/search.md, \"The position hash\") as a ROM.
-// Generated from src/solver/zobrist.rs by `cargo xtask gen`: do not edit. The test
-// `solver::zobrist::tests::rom_file_holds_the_models_keys` fails when the two differ.
+// Generated from src/solver/position_hash.rs by `cargo xtask gen`: do not edit. The test
+// `solver::position_hash::tests::rom_file_holds_the_models_keys` fails when the two differ.
 //
 // The {ROM_KEYS} keys of 64 bits are stored in the order they are drawn from splitmix64:
 // - board[s][c] at 28 * s + c, for square s = 9 * file_index + rank_index (0..80) and piece
@@ -360,7 +360,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         assert!(
             committed == Keys::get().spade_rom(),
-            "{ROM_FILE} is not the ROM of src/solver/zobrist.rs: run `cargo xtask gen` and \
+            "{ROM_FILE} is not the ROM of src/solver/position_hash.rs: run `cargo xtask gen` and \
              commit the file"
         );
     }

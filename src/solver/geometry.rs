@@ -57,7 +57,7 @@ impl Config {
         if !(1..=64).contains(&self.tt_ways) {
             bail!("tt_ways = {}: between 1 and 64", self.tt_ways);
         }
-        let most = super::zobrist::PLY_KEYS;
+        let most = super::position_hash::PLY_KEYS;
         if !(2..=most).contains(&self.max_plies) {
             bail!("max_plies = {}: between 2 and {most}", self.max_plies);
         }
@@ -164,7 +164,7 @@ impl Config {
             "\
 // The search's geometry on chip: swim.toml [search] (docs/search.md, \"Hardware\").
 // Generated from swim.toml by `cargo xtask gen`: do not edit. The test
-// `solver::config::tests::the_geometry_file_is_generated_from_the_manifest` fails when the two differ.
+// `solver::geometry::tests::the_geometry_file_is_generated_from_the_manifest` fails when the two differ.
 //
 // max_plies = {mp}, max_children = {mc}, a table of 2^{ib} sets of {ways} ways. On chip a
 // ply index is uint<{p}> and there are {f} frames (one per index), a child index is uint<{i}>,
