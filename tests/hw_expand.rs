@@ -4,7 +4,7 @@
 //! are planted (at plies of either parity, above and below the node; a side to move in
 //! check expanded as an AND node, or now and then as an OR node, whose children are its
 //! evasions that give check, and as OR nodes positions in check picked for having such
-//! evasions), the chip's expansion must equal the model's `machine::expand`: every
+//! evasions), the chip's expansion must equal the model's `expand::expand`: every
 //! child's hash (the model's `Keys::after`), the frame written (move words and values, in
 //! stream order), the outcome (child limit, no move, no plies left, or a filled frame),
 //! the length of the list and the probes counted; now and then with a child limit below
@@ -12,7 +12,7 @@
 //! same again with the pieces table (depth-free entries and hand superiority under a rule
 //! of random complete kinds): the entries keyed by `KeyRule::key` and kept with hands
 //! about the child's, each child probed with its table key and its attacker's hand, the
-//! frame's values those of the model's `machine::expand_with` probing a `PieceTable`.
+//! frame's values those of the model's `expand::expand_with` probing a `PieceTable`.
 //! Seed given on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the number of
 //! positions.
 
@@ -26,10 +26,12 @@ use tsume::chip::expand::{ExpandChip, Outcome};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
 use tsume::rsshogi::types::Move;
-use tsume::solver::hands::{self, FULL, Hand, KeyRule};
-use tsume::solver::machine::{Child, Node, expand, expand_with};
+use tsume::solver::child_frames::Child;
+use tsume::solver::expand::{Node, expand, expand_with};
+use tsume::solver::hands::{self, FULL, Hand};
 use tsume::solver::moves::node_moves;
 use tsume::solver::pieces::{PieceTable, Probe};
+use tsume::solver::position_hash::KeyRule;
 use tsume::solver::position_hash::Keys;
 use tsume::solver::transposition_table::Table;
 use tsume::solver::values::INF;

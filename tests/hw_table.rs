@@ -1,7 +1,7 @@
 //! The transposition table in simulation (`tt_top`, hdl/search/transposition_table.spade)
-//! against its models, in every mode: keyed by plies left, src/solver/transposition_table.rs `Table`;
-//! depth-free entries, hand superiority, or both, src/solver/pieces.rs `PieceTable` of
-//! the same switches. Every lookup must answer the same (the pieces too) and every store
+//! against its models, in every mode: keyed by plies left,
+//! src/solver/transposition_table.rs `Table`; depth-free entries, hand superiority, or
+//! both, src/solver/pieces.rs `PieceTable` of the same switches. Every lookup must answer the same (the pieces too) and every store
 //! take the same branch of the replacement rule. Fresh random command sequences each run
 //! and mode (seed given on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the
 //! number of sequences), their keys crowded into a few sets, their plies left into a few

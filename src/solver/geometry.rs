@@ -1,5 +1,9 @@
 //! The search's geometry (`[search]` in swim.toml), the chip's Spade file of it
-//! ([`GEOMETRY_FILE`]), and the limits of one solve.
+//! ([`GEOMETRY_FILE`]), and the limits of one solve. The chip's twin is
+//! `hdl/search/geometry.spade`, generated from swim.toml by `cargo xtask gen`
+//! ([`Config::spade_geometry`]); the test
+//! `tests::the_geometry_file_is_generated_from_the_manifest` here compares the two, and
+//! every hardware test builds its chip from it.
 
 use std::path::Path;
 

@@ -1,17 +1,25 @@
 //! The solver's golden model: df-pn over the tsume-shogi move sets, written as the chip
 //! runs it (docs/search.md is the specification both implement).
 //!
-//! - [`geometry`]: the geometry of `[search]` in swim.toml and the limits of a solve.
+//! Each file that models a block of the chip's search (`hdl/search/`) takes its twin's
+//! name, and its header names the test that compares the two:
+//!
+//! - [`geometry`]: the geometry of `[search]` in swim.toml (the chip's
+//!   `hdl/search/geometry.spade`, generated from it) and the limits of a solve.
 //! - [`values`]: proof and disproof numbers, saturating, with an explicit infinity, and a
-//!   node's [`Value`](values::Value) (the chip's `hdl/search/values.spade`).
-//! - [`position_hash`]: the position hash (splitmix64 keys, incremental update).
-//! - [`transposition_table`]: the set-associative transposition table and its replacement rule.
-//! - [`pieces`], [`hands`], [`solved_pieces`]: the model's new mode, the pieces table (hands and
-//!   plies left beside the tag; proof and disproof pieces).
+//!   node's [`Value`](values::Value) (`hdl/search/values.spade`).
+//! - [`position_hash`]: the position hash (splitmix64 keys, incremental update; the key
+//!   ROM `hdl/search/zobrist_keys.spade`) and the table key's rule.
+//! - [`hands`]: hands, compared kind by kind, and a move's hand change
+//!   (`hdl/search/hands.spade`).
+//! - [`transposition_table`], [`pieces`]: the transposition table keyed by plies left, and
+//!   the pieces table (hands and plies left beside the tag), both
+//!   `hdl/search/transposition_table.spade`.
+//! - [`solved_pieces`]: the proof and disproof pieces of a solved node.
 //! - [`moves`]: a node's children and their order (`order_children`).
-//! - [`machine`]: the iterative state machine over the child frames.
-//! - [`select`](mod@select): SELECT, one scan of a frame, as a pure function (the chip's
-//!   `hdl/search/select.spade`).
+//! - [`controller`]: the iterative state machine, over [`expand`](mod@expand) (a node's
+//!   children into its frame), [`select`](mod@select) (one scan of a frame, as a pure
+//!   function), the [`child_frames`] and the [`search_path`].
 //! - [`line_walk`]: the mating line read from the proof and checked by the reference.
 //!
 //! ```no_run
@@ -24,13 +32,16 @@
 //! # anyhow::Ok(())
 //! ```
 
+pub mod child_frames;
+pub mod controller;
+pub mod expand;
 pub mod geometry;
 pub mod hands;
 pub mod line_walk;
-pub mod machine;
 pub mod moves;
 pub mod pieces;
 pub mod position_hash;
+pub mod search_path;
 pub mod select;
 pub mod solved_pieces;
 pub mod transposition_table;
@@ -45,8 +56,9 @@ use std::sync::atomic::AtomicBool;
 use rsshogi::types::Move;
 
 use crate::position::Position;
-use machine::{Machine, Memory};
+use controller::{Machine, Memory};
 use pieces::{PieceTable, Probe};
+use position_hash::KeyRule;
 use transposition_table::Table;
 
 /// One table store of a search, as the tests log them (the model's and the chip's must be
@@ -234,7 +246,9 @@ pub trait Searcher {
         hash: u64,
         left: u32,
     ) -> Result<Option<transposition_table::Found>, Reason> {
-        let probe = hands::KeyRule::of(&self.config(), board, kind).probe(board, hash, left);
+        let config = self.config();
+        let rule = KeyRule::of(config.hand_superiority, config.depth_free, board, kind);
+        let probe = rule.probe(board, hash, left);
         let left = probe.left.min(u32::from(u16::MAX)) as u16;
         self.lookup_hand(probe.key, left, &probe.hand)
     }
@@ -344,7 +358,7 @@ pub struct Solver {
     counters: Counters,
     stop: Option<Arc<AtomicBool>>,
     /// The root's children after the last search.
-    root: Vec<machine::Child>,
+    root: Vec<child_frames::Child>,
     /// The stores of the searches, if asked for.
     store_log: StoreLog,
 }

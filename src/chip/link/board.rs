@@ -17,7 +17,7 @@ use super::search::{Done, Geometry, SearchAnswer, SearchRequest};
 use crate::bus;
 use crate::chip::solver::{Cycles, OnChip, Walked, chip_takes, ended};
 use crate::position::Position;
-use crate::solver::hands::KeyRule;
+use crate::solver::position_hash::KeyRule;
 use crate::solver::position_hash::Keys;
 use crate::solver::transposition_table::Found;
 use crate::solver::values::Value;
@@ -179,7 +179,12 @@ impl<T: Transport> BoardSearcher<T> {
         if !self.begin_pending {
             return Ok(());
         }
-        let rule = KeyRule::of(&self.config, board, kind);
+        let rule = KeyRule::of(
+            self.config.hand_superiority,
+            self.config.depth_free,
+            board,
+            kind,
+        );
         let begin = SearchRequest::Begin {
             table_bits: self.config.tt_index_bits as u8,
             max_children: self.config.max_children as u16,
