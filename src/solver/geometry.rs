@@ -29,11 +29,14 @@ pub struct Config {
     /// Children one frame holds: the longest move list a node may have.
     pub max_children: usize,
     /// The pieces table (docs/search.md, "The pieces table"): the hands out of the table
-    /// key, proof and disproof pieces beside the tag. The model only: the chip refuses it.
+    /// key, proof and disproof pieces beside the tag. Both twins: the chip searches with
+    /// it node for node with the model (the table key's rule from the host, RETURN's
+    /// pieces in `hdl/search/solved_pieces.spade`).
     #[serde(default)]
     pub hand_superiority: bool,
     /// The pieces table with the plies left out of the key: a proof applies where its
-    /// length fits, a bounded disproof where no more plies are left. The model only.
+    /// length fits, a bounded disproof where no more plies are left. Both twins, node for
+    /// node (`hdl/search/transposition_table.spade`'s `depth_free`).
     #[serde(default)]
     pub depth_free: bool,
     /// Child counts (docs/search.md, "Child counts"): a new child of an expanded node gets
