@@ -21,6 +21,7 @@
 //!   children into its frame), [`select`](mod@select) (one scan of a frame, as a pure
 //!   function), the [`child_frames`] and the [`search_path`].
 //! - [`line_walk`]: the mating line read from the proof and checked by the reference.
+//! - [`modes`]: the table modes by name (the switches of [`Config`] they set).
 //!
 //! ```no_run
 //! use tsume::position::Position;
@@ -38,6 +39,7 @@ pub mod expand;
 pub mod geometry;
 pub mod hands;
 pub mod line_walk;
+pub mod modes;
 pub mod moves;
 pub mod pieces;
 pub mod position_hash;
