@@ -22,9 +22,10 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use tsume::bus::encode_move;
-use tsume::chip::expand::{ExpandChip, Outcome};
+use tsume::chip::expand::{ExpandChip, Expanded, Outcome};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
+use tsume::rsshogi::board::Position as Board;
 use tsume::rsshogi::types::Move;
 use tsume::solver::child_frames::Child;
 use tsume::solver::expand::{Node, expand, expand_with};
@@ -89,24 +90,75 @@ fn kept_hand(rng: &mut StdRng, hand: &Hand) -> Hand {
     h
 }
 
-/// One expansion of `pos` as a node of `kind` on chip and in the model (with the pieces
-/// table if `pieces`); the differences.
-fn check(
-    chip: &mut ExpandChip,
-    cfg: &Config,
-    rng: &mut StdRng,
-    pos: &Position,
+/// A node the test expands: its position and kind, the table key's rule, its ply and
+/// plies left, and what the test works out of it before the chip and the model expand it.
+struct Case<'a> {
+    pos: &'a Position,
     kind: Kind,
-    pieces: bool,
-    seen: &mut Seen,
-) -> anyhow::Result<Vec<String>> {
-    let keys = Keys::get();
-    let board = pos.inner();
+    rule: KeyRule,
+    /// The node's ply and its plies left.
+    d: usize,
+    left: u32,
+    /// The node's hash.
+    parent: u64,
+    /// Its children's moves and hashes, for the path and the table.
+    moves: Vec<Move>,
+    hashes: Vec<u64>,
+    /// The node's hands, and the children's, for the pieces table.
+    node_hands: [Hand; 2],
+    child_hands: Vec<[Hand; 2]>,
+    /// The length of the generator's list (every evasion in check, of which an OR node
+    /// keeps some).
+    stream_len: usize,
+}
+
+impl<'a> Case<'a> {
+    fn new(pos: &'a Position, kind: Kind, rule: KeyRule, d: usize, left: u32) -> Case<'a> {
+        let keys = Keys::get();
+        let board = pos.inner();
+        let parent = keys.hash(board);
+        let mut moves: Vec<Move> = Vec::new();
+        node_moves(board, kind, &mut moves);
+        let hashes: Vec<u64> = moves
+            .iter()
+            .map(|&mv| keys.after(board, parent, mv))
+            .collect();
+        let node_hands = hands::hands(board);
+        let child_hands: Vec<[Hand; 2]> = moves
+            .iter()
+            .map(|&mv| hands::hands_after(board, &node_hands, mv))
+            .collect();
+        let stream_len = if kind == Kind::Or && pos.in_check() {
+            let mut all = Vec::new();
+            node_moves(board, Kind::And, &mut all);
+            all.len()
+        } else {
+            moves.len()
+        };
+        Case {
+            pos,
+            kind,
+            rule,
+            d,
+            left,
+            parent,
+            moves,
+            hashes,
+            node_hands,
+            child_hands,
+            stream_len,
+        }
+    }
+}
+
+/// The table key's rule of a node of `kind` in `board`: hand superiority and depth-free
+/// entries with the pieces table (`pieces`), the node's complete kinds or random ones.
+fn draw_rule(rng: &mut StdRng, board: &Board, kind: Kind, pieces: bool) -> KeyRule {
     let attacker = match kind {
         Kind::Or => board.turn(),
         Kind::And => board.turn().flip(),
     };
-    let rule = KeyRule {
+    KeyRule {
         hand_superiority: pieces,
         depth_free: pieces,
         attacker,
@@ -115,10 +167,13 @@ fn check(
         } else {
             std::array::from_fn(|_| rng.random_bool(0.5))
         },
-    };
-    chip.set_rule(&rule);
-    // The ply and the plies left: an OR node has an odd number left, an AND node an even
-    // one (0 too), and the root's is below max_plies.
+    }
+}
+
+/// The ply and the plies left of a node of `kind`: an OR node has an odd number left, an
+/// AND node an even one (0 too), and the root's is below max_plies; none when the draw
+/// fits no such node.
+fn draw_ply(rng: &mut StdRng, kind: Kind) -> Option<(usize, u32)> {
     let d = rng.random_range(0..PLIES);
     let room = (PLIES - 1 - d) as u32;
     let mut left = rng.random_range(0..=room);
@@ -126,41 +181,13 @@ fn check(
         left = if left > 0 { left - 1 } else { 1 };
     }
     if left as usize + d >= PLIES || (kind == Kind::Or && left == 0) {
-        return Ok(Vec::new());
+        return None;
     }
-    let root_left = left + d as u32;
-    let parent = keys.hash(board);
-    let chip_hash = chip.load_hashed(pos)?;
-    let mut diffs = Vec::new();
-    if chip_hash != parent {
-        diffs.push(format!(
-            "parent hash {chip_hash:#018x}, expected {parent:#018x}"
-        ));
-    }
+    Some((d, left))
+}
 
-    // The children's hashes, for the path and the table.
-    let mut moves: Vec<Move> = Vec::new();
-    node_moves(board, kind, &mut moves);
-    let hashes: Vec<u64> = moves
-        .iter()
-        .map(|&mv| keys.after(board, parent, mv))
-        .collect();
-    // The children's hands, and their attacker's hands, for the pieces table.
-    let node_hands = hands::hands(board);
-    let child_hands: Vec<[Hand; 2]> = moves
-        .iter()
-        .map(|&mv| hands::hands_after(board, &node_hands, mv))
-        .collect();
-    // The generator's list (every evasion in check, of which an OR node keeps some).
-    let stream_len = if kind == Kind::Or && pos.in_check() {
-        let mut all = Vec::new();
-        node_moves(board, Kind::And, &mut all);
-        all.len()
-    } else {
-        moves.len()
-    };
-
-    // The path: random hashes, some of them children's.
+/// The path of a node at ply `d`: random hashes, some of them its children's (`hashes`).
+fn plant_path(rng: &mut StdRng, hashes: &[u64], d: usize) -> Vec<u64> {
     let mut path: Vec<u64> = (0..PLIES).map(|_| rng.random()).collect();
     if !hashes.is_empty() {
         for _ in 0..rng.random_range(0..4) {
@@ -173,19 +200,27 @@ fn check(
             path[q] = hashes[rng.random_range(0..hashes.len())];
         }
     }
-    for (q, &h) in path.iter().enumerate() {
-        chip.write_path(q, h);
-    }
+    path
+}
 
-    // The table: empty, then entries for some children (with their plies left, or others)
-    // and some random keys.
+/// The tables, the model's and the chip's: empty, then entries for some children (with
+/// their plies left, or others) and some random keys; in the pieces table if `pieces`.
+fn fill_tables(
+    chip: &mut ExpandChip,
+    cfg: &Config,
+    rng: &mut StdRng,
+    case: &Case,
+    pieces: bool,
+) -> anyhow::Result<(Table, PieceTable)> {
+    let keys = Keys::get();
+    let (rule, left) = (&case.rule, case.left);
     let mut table = Table::new(cfg.tt_index_bits, cfg.tt_ways);
     let mut piece_table =
         PieceTable::try_new(cfg.tt_index_bits, cfg.tt_ways, true, true).expect("a small table");
     chip.clear()?;
     // (key, plies left, the child's attacker's hand)
     let mut stores: Vec<(u64, u32, Hand)> = Vec::new();
-    for (&h, after) in hashes.iter().zip(&child_hands) {
+    for (&h, after) in case.hashes.iter().zip(&case.child_hands) {
         if rng.random_bool(0.4) {
             let r = if left == 0 || rng.random_bool(0.2) {
                 rng.random_range(0..PLIES as u32)
@@ -223,28 +258,34 @@ fn check(
             chip.store(key, pn, dn, len, bounded, 0, &hands::EMPTY)?;
         }
     }
+    Ok((table, piece_table))
+}
 
-    // The child limit: the frames' own, or now and then one the list exceeds.
-    let max_children = if moves.len() >= 2 && rng.random_bool(0.15) {
-        rng.random_range(1..moves.len()).min(cfg.max_children)
-    } else {
-        cfg.max_children
-    };
-
-    // The model.
+/// The model's expansion of the node on `path` with `tables` (the pieces table if
+/// `pieces`) and the child limit `max_children`: its outcome, its frame and its probes.
+fn expand_model(
+    case: &Case,
+    path: &[u64],
+    tables: &(Table, PieceTable),
+    pieces: bool,
+    max_children: usize,
+) -> (Result<Option<Value>, Reason>, Vec<Child>, u64) {
+    let board = case.pos.inner();
+    let (table, piece_table) = tables;
+    let rule = &case.rule;
     let mut children: Vec<Child> = Vec::new();
     let mut scratch = Vec::new();
     let mut probes = 0;
     let node = Node {
-        ply: d,
-        root_left,
-        hash: parent,
+        ply: case.d,
+        root_left: case.left + case.d as u32,
+        hash: case.parent,
     };
     let model = if pieces {
-        let child_left = left.saturating_sub(1);
+        let child_left = case.left.saturating_sub(1);
         expand_with(
             board,
-            kind,
+            case.kind,
             node,
             |q| path[q],
             max_children,
@@ -252,7 +293,7 @@ fn check(
             &mut children,
             &mut probes,
             |hash, mv| {
-                let after = hands::hands_after(board, &node_hands, mv);
+                let after = hands::hands_after(board, &case.node_hands, mv);
                 let probe = Probe {
                     key: rule.key(hash, &after, child_left),
                     hand: rule.attacker_hand(&after),
@@ -266,16 +307,58 @@ fn check(
     } else {
         expand(
             board,
-            kind,
+            case.kind,
             node,
             |q| path[q],
-            &table,
+            table,
             max_children,
             &mut scratch,
             &mut children,
             &mut probes,
         )
     };
+    (model, children, probes)
+}
+
+/// One expansion of `pos` as a node of `kind` on chip and in the model (with the pieces
+/// table if `pieces`); the differences.
+fn check(
+    chip: &mut ExpandChip,
+    cfg: &Config,
+    rng: &mut StdRng,
+    pos: &Position,
+    kind: Kind,
+    pieces: bool,
+    seen: &mut Seen,
+) -> anyhow::Result<Vec<String>> {
+    let rule = draw_rule(rng, pos.inner(), kind, pieces);
+    chip.set_rule(&rule);
+    let Some((d, left)) = draw_ply(rng, kind) else {
+        return Ok(Vec::new());
+    };
+    let case = Case::new(pos, kind, rule, d, left);
+    let parent = case.parent;
+    let chip_hash = chip.load_hashed(pos)?;
+    let mut diffs = Vec::new();
+    if chip_hash != parent {
+        diffs.push(format!(
+            "parent hash {chip_hash:#018x}, expected {parent:#018x}"
+        ));
+    }
+    let path = plant_path(rng, &case.hashes, d);
+    for (q, &h) in path.iter().enumerate() {
+        chip.write_path(q, h);
+    }
+    let tables = fill_tables(chip, cfg, rng, &case, pieces)?;
+    // The child limit: the frames' own, or now and then one the list exceeds.
+    let moves = &case.moves;
+    let max_children = if moves.len() >= 2 && rng.random_bool(0.15) {
+        rng.random_range(1..moves.len()).min(cfg.max_children)
+    } else {
+        cfg.max_children
+    };
+
+    let (model, children, probes) = expand_model(&case, &path, &tables, pieces, max_children);
     if kind == Kind::Or && pos.in_check() {
         seen.or_in_check += 1;
         seen.counter_checks += moves.len();
@@ -291,8 +374,41 @@ fn check(
         Ok(None) => Outcome::Filled,
     };
 
-    // The chip.
-    let got = chip.expand(d, kind, left, max_children, 10 * stream_len as u64 + 200)?;
+    let stream_len = case.stream_len as u64;
+    let got = chip.expand(d, kind, left, max_children, 10 * stream_len + 200)?;
+    diffs.extend(compare_list(&case, &got, want, probes, max_children, seen));
+    match want {
+        Outcome::Filled => {
+            seen.select += 1;
+            diffs.extend(compare_frame(chip, &case, &children, seen));
+        }
+        Outcome::ChildLimit => seen.limit += 1,
+        Outcome::NoMove => seen.no_move += 1,
+        Outcome::NoPlyLeft => seen.no_ply += 1,
+    }
+    if !diffs.is_empty() {
+        diffs.insert(
+            0,
+            format!("{} as {kind:?} at ply {d} with {left} left", pos.to_sfen()),
+        );
+    }
+    Ok(diffs)
+}
+
+/// The chip's expansion `got` against the model's: the outcome `want`, the list's length,
+/// the `probes`, what a solved node's pieces need of it, and every child's hash (below the
+/// child limit `max_children`).
+fn compare_list(
+    case: &Case,
+    got: &Expanded,
+    want: Outcome,
+    probes: u64,
+    max_children: usize,
+    seen: &mut Seen,
+) -> Vec<String> {
+    let (moves, left) = (&case.moves, case.left);
+    let board = case.pos.inner();
+    let mut diffs = Vec::new();
     if got.outcome != want {
         diffs.push(format!("outcome {:?}, expected {want:?}", got.outcome));
     }
@@ -323,7 +439,8 @@ fn check(
     } else {
         moves.len().min(max_children)
     };
-    let want_hashes: Vec<(usize, u64)> = hashes.iter().copied().enumerate().take(kept).collect();
+    let want_hashes: Vec<(usize, u64)> =
+        case.hashes.iter().copied().enumerate().take(kept).collect();
     if got.hashes != want_hashes {
         let first = got
             .hashes
@@ -337,46 +454,43 @@ fn check(
             want_hashes.len()
         ));
     }
-    match want {
-        Outcome::Filled => {
-            seen.select += 1;
-            for (i, c) in children.iter().enumerate() {
-                let (mv, value) = chip.peek_child(d, i);
-                let (hand, change) = chip.peeked_pieces();
-                let want_value: Value = c.value;
-                let want_change = hands::hand_change(pos.inner(), c.mv).code();
-                if mv != encode_move(c.mv)
-                    || value != want_value
-                    || (hand, change) != (c.pieces, want_change)
-                {
-                    diffs.push(format!(
-                        "child {i} ({:?}): chip {mv:#06x} {value:?} pieces {hand:?} change \
-                         {change}, model {:#06x} {want_value:?} {:?} {want_change}",
-                        c.mv,
-                        encode_move(c.mv),
-                        c.pieces
-                    ));
-                }
-                if c.value.rep != tsume::solver::values::REP_NONE {
-                    seen.repeated += 1;
-                } else if c.value == Value::NEW {
-                    seen.new += 1;
-                } else {
-                    seen.found += 1;
-                }
-            }
+    diffs
+}
+
+/// The frame the chip wrote, read back child by child, against the model's `children`.
+fn compare_frame(
+    chip: &mut ExpandChip,
+    case: &Case,
+    children: &[Child],
+    seen: &mut Seen,
+) -> Vec<String> {
+    let mut diffs = Vec::new();
+    for (i, c) in children.iter().enumerate() {
+        let (mv, value) = chip.peek_child(case.d, i);
+        let (hand, change) = chip.peeked_pieces();
+        let want_value: Value = c.value;
+        let want_change = hands::hand_change(case.pos.inner(), c.mv).code();
+        if mv != encode_move(c.mv)
+            || value != want_value
+            || (hand, change) != (c.pieces, want_change)
+        {
+            diffs.push(format!(
+                "child {i} ({:?}): chip {mv:#06x} {value:?} pieces {hand:?} change \
+                 {change}, model {:#06x} {want_value:?} {:?} {want_change}",
+                c.mv,
+                encode_move(c.mv),
+                c.pieces
+            ));
         }
-        Outcome::ChildLimit => seen.limit += 1,
-        Outcome::NoMove => seen.no_move += 1,
-        Outcome::NoPlyLeft => seen.no_ply += 1,
+        if c.value.rep != tsume::solver::values::REP_NONE {
+            seen.repeated += 1;
+        } else if c.value == Value::NEW {
+            seen.new += 1;
+        } else {
+            seen.found += 1;
+        }
     }
-    if !diffs.is_empty() {
-        diffs.insert(
-            0,
-            format!("{} as {kind:?} at ply {d} with {left} left", pos.to_sfen()),
-        );
-    }
-    Ok(diffs)
+    diffs
 }
 
 #[test]

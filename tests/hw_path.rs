@@ -1,11 +1,11 @@
 //! The search path's position on chip (`path_top`): along random lines of play from random
 //! positions, every move applied and then every move taken back must leave the store
 //! holding the reference's position and the hash register holding the model's hash of it
-//! (`Keys::hash`, src/solver/position_hash.rs) and the table key register the model's table key
-//! under a random rule of each line (`KeyRule::key` without plies, src/solver/hands.rs),
-//! node for node; the undo's reference is rsshogi's
-//! `undo_move`; a load, an apply and an undo take the cycles of docs/search.md. Seed given on
-//! failure; `TSUME_SEED` repeats a run.
+//! (`Keys::hash`, src/solver/position_hash.rs) and the table key register the model's
+//! table key under a random rule of each line (`KeyRule::key` without plies, the same
+//! file), node for node; the undo's reference is rsshogi's `undo_move`; a load, an apply
+//! and an undo take the cycles of docs/search.md. Seed given on failure; `TSUME_SEED`
+//! repeats a run.
 
 mod common;
 
@@ -107,6 +107,99 @@ fn pick(pos: &Position, rng: &mut impl Rng) -> Option<Move> {
     (!from.is_empty()).then(|| from[rng.random_range(0..from.len())])
 }
 
+/// The table key's rule of a line: most lines with hand superiority, either side
+/// attacking, any kinds complete.
+fn draw_rule(rng: &mut impl Rng) -> KeyRule {
+    KeyRule {
+        hand_superiority: rng.random_bool(0.9),
+        depth_free: true,
+        attacker: if rng.random_bool(0.5) {
+            Color::Black
+        } else {
+            Color::White
+        },
+        complete: std::array::from_fn(|_| rng.random_bool(0.5)),
+    }
+}
+
+/// The undo record of `mv` in `pos` (the code of the piece it captures, 0 for none), its
+/// kind counted in `seen`.
+fn note_move(seen: &mut Seen, pos: &Position, mv: Move) -> u8 {
+    let taken = (!mv.is_drop())
+        .then(|| pos.piece_on(mv.to_sq()))
+        .flatten()
+        .map_or(0, |(colour, kind)| bus::piece_code(colour, kind));
+    if mv.is_drop() {
+        seen.drops += 1;
+    }
+    if taken != 0 {
+        seen.captures += 1;
+        seen.promoted_captured += usize::from(taken & 0xf > 8);
+    }
+    seen.promotions += usize::from(mv.is_promotion());
+    if pos.side_to_move() == tsume::rsshogi::types::Color::White {
+        seen.white += 1;
+    } else {
+        seen.black += 1;
+    }
+    taken
+}
+
+/// A line of play made on chip: its number, its positions from the root with their
+/// hashes, the moves made with their undo records, and the reference board after them
+/// (rsshogi's, which takes them back with `undo_move`).
+struct Line {
+    number: usize,
+    positions: Vec<(Position, u64)>,
+    made: Vec<(Move, u8)>,
+    board: tsume::rsshogi::board::Position,
+}
+
+/// Takes back every move of `line` on chip, one at a time, with the record the chip gave
+/// at apply (the cycles of each in `undo_cycles`); the first difference from the
+/// reference, if any.
+fn take_back(
+    chip: &mut PathChip,
+    mut line: Line,
+    rule: &KeyRule,
+    undo_cycles: &mut Span,
+) -> Option<String> {
+    let keys = Keys::get();
+    while let Some((mv, record)) = line.made.pop() {
+        let after = line.positions.pop().expect("the position after the move").0;
+        let (before, hash) = line.positions.last().expect("the position before").clone();
+        line.board.undo_move(mv).expect("undo of a move just made");
+        assert_eq!(
+            line.board.to_sfen(None),
+            before.inner().to_sfen(None),
+            "rsshogi's undo_move gives the position before the move"
+        );
+        assert_eq!(
+            keys.hash(&line.board),
+            hash,
+            "the model's hash of the undone board"
+        );
+        let step = chip.undo(mv, record, MAX_CYCLES);
+        let diffs = match step {
+            Ok(c) => {
+                undo_cycles.add(c);
+                compare(chip, &before, hash, rule)
+            }
+            Err(e) => vec![format!("{e:#}")],
+        };
+        if !diffs.is_empty() {
+            return Some(format!(
+                "line {}, undo of {} from `{}` (record {record:#x}):\n    {}",
+                line.number,
+                mv.to_usi(),
+                after.to_sfen(),
+                diffs.join("\n    ")
+            ));
+        }
+    }
+    None
+}
+
 #[test]
 fn hash_and_store_follow_moves_and_undo() {
     let runtime = common::runtime();
@@ -122,18 +215,7 @@ fn hash_and_store_follow_moves_and_undo() {
     let mut rules_seen = [0usize; 2];
     'lines: for line in 0..LINES {
         let root = generator.next_position(Kind::Any);
-        // The table key's rule of the line: most lines with hand superiority, either side
-        // attacking, any kinds complete.
-        let rule = KeyRule {
-            hand_superiority: rng.random_bool(0.9),
-            depth_free: true,
-            attacker: if rng.random_bool(0.5) {
-                Color::Black
-            } else {
-                Color::White
-            },
-            complete: std::array::from_fn(|_| rng.random_bool(0.5)),
-        };
+        let rule = draw_rule(&mut rng);
         rules_seen[usize::from(rule.hand_superiority)] += 1;
         chip.set_key_rule(&rule);
         let root_hash = keys.hash(root.inner());
@@ -163,23 +245,7 @@ fn hash_and_store_follow_moves_and_undo() {
             let Some(mv) = pick(&pos, &mut rng) else {
                 break;
             };
-            let taken = (!mv.is_drop())
-                .then(|| pos.piece_on(mv.to_sq()))
-                .flatten()
-                .map_or(0, |(colour, kind)| bus::piece_code(colour, kind));
-            if mv.is_drop() {
-                seen.drops += 1;
-            }
-            if taken != 0 {
-                seen.captures += 1;
-                seen.promoted_captured += usize::from(taken & 0xf > 8);
-            }
-            seen.promotions += usize::from(mv.is_promotion());
-            if pos.side_to_move() == tsume::rsshogi::types::Color::White {
-                seen.white += 1;
-            } else {
-                seen.black += 1;
-            }
+            let taken = note_move(&mut seen, &pos, mv);
             let next = pos.after(mv);
             board.apply_move(mv);
             let next_hash = keys.hash(next.inner());
@@ -214,37 +280,14 @@ fn hash_and_store_follow_moves_and_undo() {
             line_positions.push((next, next_hash));
         }
         // Back to the root, one move at a time, with the record the chip gave at apply.
-        while let Some((mv, record)) = made.pop() {
-            let after = line_positions.pop().expect("the position after the move").0;
-            let (before, hash) = line_positions.last().expect("the position before").clone();
-            board.undo_move(mv).expect("undo of a move just made");
-            assert_eq!(
-                board.to_sfen(None),
-                before.inner().to_sfen(None),
-                "rsshogi's undo_move gives the position before the move"
-            );
-            assert_eq!(
-                keys.hash(&board),
-                hash,
-                "the model's hash of the undone board"
-            );
-            let step = chip.undo(mv, record, MAX_CYCLES);
-            let diffs = match step {
-                Ok(c) => {
-                    undo_cycles.add(c);
-                    compare(&mut chip, &before, hash, &rule)
-                }
-                Err(e) => vec![format!("{e:#}")],
-            };
-            if !diffs.is_empty() {
-                failures.push(format!(
-                    "line {line}, undo of {} from `{}` (record {record:#x}):\n    {}",
-                    mv.to_usi(),
-                    after.to_sfen(),
-                    diffs.join("\n    ")
-                ));
-                continue 'lines;
-            }
+        let back = Line {
+            number: line,
+            positions: line_positions,
+            made,
+            board,
+        };
+        if let Some(failure) = take_back(&mut chip, back, &rule, &mut undo_cycles) {
+            failures.push(failure);
         }
     }
     common::assert_no_failures(&failures, "lines disagree with the reference", seed);
