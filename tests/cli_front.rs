@@ -18,7 +18,7 @@ use common::{
 use tsume::position::Position;
 use tsume::rsshogi::types::Move;
 use tsume::solver::Kind;
-use tsume::solver::line::check_line;
+use tsume::solver::line_walk::check_line;
 
 /// A mate in 3 (docs/usi.md's example): B*3c P*2b 3b2b.
 const MATE3: &str = "8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1";

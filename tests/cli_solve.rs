@@ -14,7 +14,7 @@ use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
 use tsume::rsshogi::types::Move;
 use tsume::solver::Kind;
-use tsume::solver::line::check_line;
+use tsume::solver::line_walk::check_line;
 
 /// Not an SFEN: three ranks instead of nine.
 const NOT_SFEN: &str = "4k4/9/4P4 b G 1";

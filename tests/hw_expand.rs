@@ -26,14 +26,15 @@ use tsume::chip::expand::{ExpandChip, Expanded, Outcome};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
 use tsume::rsshogi::types::Move;
-use tsume::solver::hands::{self, FULL, Hand, KeyRule};
-use tsume::solver::machine::{Child, Node, expand, expand_with};
+use tsume::solver::child_frames::Child;
+use tsume::solver::expand::{Node, expand, expand_with};
+use tsume::solver::hands::{self, FULL, Hand};
 use tsume::solver::moves::node_moves;
 use tsume::solver::pieces::{PieceTable, Probe};
-use tsume::solver::table::Table;
+use tsume::solver::position_hash::{KeyRule, Keys};
+use tsume::solver::transposition_table::Table;
 use tsume::solver::values::INF;
 use tsume::solver::values::Value;
-use tsume::solver::zobrist::Keys;
 use tsume::solver::{Config, Kind, Reason};
 
 /// Positions per default run.

@@ -17,8 +17,8 @@ use tsume::position::Position;
 use tsume::random::{Kind, TsumeGenerator, seed_from_env};
 use tsume::rsshogi::types::Color;
 use tsume::rsshogi::types::Move;
-use tsume::solver::hands::{self, KeyRule};
-use tsume::solver::zobrist::Keys;
+use tsume::solver::hands;
+use tsume::solver::position_hash::{KeyRule, Keys};
 
 const LINES: usize = 2_000;
 const PLIES: usize = 10;

@@ -26,11 +26,11 @@ use tsume::position::Position;
 use tsume::problems::load_suite;
 use tsume::random::seed_from_env;
 use tsume::solver::Kind;
+use tsume::solver::controller::Machine;
 use tsume::solver::hands::{self, FULL, Hand, HandChange};
-use tsume::solver::machine::Machine;
 use tsume::solver::select::{Scan, Selection, select};
-use tsume::solver::solved::scan_pieces;
-use tsume::solver::table::Table;
+use tsume::solver::solved_pieces::scan_pieces;
+use tsume::solver::transposition_table::Table;
 use tsume::solver::values::{INF, MAX_FINITE, Pn, TABLE_MAX, past_second};
 use tsume::solver::values::{REP_NONE, Value};
 use tsume::solver::{Config, Counters};
@@ -558,7 +558,7 @@ fn frames_of_real_solves_equal_the_model() {
             if seen.len() + frames < SOLVE_FRAMES {
                 let children: Children = children
                     .iter()
-                    .map(|c: &tsume::solver::machine::Child| (encode_move(c.mv), c.value))
+                    .map(|c: &tsume::solver::child_frames::Child| (encode_move(c.mv), c.value))
                     .collect();
                 seen.push(Scanned {
                     ply,

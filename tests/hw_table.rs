@@ -1,7 +1,8 @@
 //! The transposition table in simulation (`tt_top`, hdl/search/tt_top.spade around
-//! hdl/search/transposition_table.spade) against its models, in every mode: keyed by plies left, src/solver/table.rs `Table`;
-//! depth-free entries, hand superiority, or both, src/solver/pieces.rs `PieceTable` of
-//! the same switches. Every lookup must answer the same (the pieces too) and every store
+//! hdl/search/transposition_table.spade) against its models, in every mode: keyed by
+//! plies left, src/solver/transposition_table.rs `Table`; depth-free entries, hand
+//! superiority, or both, src/solver/pieces.rs `PieceTable` of the same switches. Every
+//! lookup must answer the same (the pieces too) and every store
 //! take the same branch of the replacement rule. Fresh random command sequences each run
 //! and mode (seed given on failure; `TSUME_SEED` repeats a run, `TSUME_RANDOM` sets the
 //! number of sequences), their keys crowded into a few sets, their plies left into a few
@@ -20,7 +21,7 @@ use tsume::chip::table::{LOOKUP_LATENCY, STORE_CYCLES, TableChip, chip_geometry}
 use tsume::random::seed_from_env;
 use tsume::solver::hands::{EMPTY, FULL, Hand};
 use tsume::solver::pieces::{Hit, PieceTable, Probe};
-use tsume::solver::table::{Placement, Table};
+use tsume::solver::transposition_table::{Placement, Table};
 use tsume::solver::values::{INF, Pn, TABLE_MAX};
 
 /// Command sequences per default run, each followed by a clear; more than 256, so that

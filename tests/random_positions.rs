@@ -6,6 +6,7 @@ use tsume::position::Position;
 use tsume::random::{Kind, TsumeGenerator, seed_from_env};
 use tsume::reference::{Category, Mode, tsume_moves};
 use tsume::rsshogi::types::{Color, PieceType, Square};
+use tsume::solver::hands::FULL;
 
 const N: usize = 10_000;
 
@@ -41,9 +42,6 @@ impl Stats {
     }
 }
 
-/// Piece totals of the game, indexed by raw piece type (1 pawn .. 7 gold).
-const TOTALS: [u32; 8] = [0, 18, 4, 4, 4, 2, 2, 4];
-
 fn check_position(pos: &Position, kind: Kind, seed: u64, i: usize, stats: &mut Stats) {
     let sfen = pos.to_sfen();
     let ctx = format!("TSUME_SEED={seed}, {kind:?} position #{i}: {sfen}");
@@ -68,9 +66,10 @@ fn check_position(pos: &Position, kind: Kind, seed: u64, i: usize, stats: &mut S
             counts[k + 1] += u32::from(*n);
         }
     }
+    // The game's totals: a hand full in every kind (hand kind k is raw type k + 1).
     for raw in 1..8 {
         assert!(
-            counts[raw] <= TOTALS[raw],
+            counts[raw] <= u32::from(FULL[raw - 1]),
             "{ctx}: {} pieces of raw type {raw}",
             counts[raw]
         );

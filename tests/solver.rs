@@ -9,9 +9,9 @@ use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
 use tsume::random::{Kind as RandomKind, TsumeGenerator, seed_from_env};
 use tsume::reference::tsume_moves;
-use tsume::solver::line::check_line;
+use tsume::solver::line_walk::check_line;
 use tsume::solver::moves::{Kind, node_moves};
-use tsume::solver::zobrist::Keys;
+use tsume::solver::position_hash::Keys;
 use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver};
 
 /// The problem suite of this checkout.

@@ -12,7 +12,7 @@ use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
 use tsume::random::{Kind as RandomKind, TsumeGenerator, seed_from_env};
 use tsume::solver::moves::Kind;
-use tsume::solver::zobrist::Keys;
+use tsume::solver::position_hash::Keys;
 use tsume::solver::{Config, Limits, Root, SearchResult, Searcher, Solver};
 
 fn config() -> Config {

@@ -10,7 +10,8 @@ use crate::chip::select::frame_peek_model;
 use crate::chip::{Chip, bus_model};
 use crate::position::Position;
 use crate::solver::Kind;
-use crate::solver::hands::{EMPTY, Hand, KeyRule};
+use crate::solver::hands::{EMPTY, Hand};
+use crate::solver::position_hash::KeyRule;
 use crate::solver::values::Pn;
 
 /// EXPAND with everything it reads (`expand_top`).

@@ -8,7 +8,7 @@ use marlin::spade::prelude::*;
 use crate::bus;
 use crate::chip::{Chip, bus_model};
 use crate::position::Position;
-use crate::solver::hands::KeyRule;
+use crate::solver::position_hash::KeyRule;
 
 /// The position store with apply and undo, and the position hash (`path_top`).
 #[spade(src = "hdl/search/path_top.spade", name = "path_top")]

@@ -83,7 +83,7 @@ pub struct ChipScan {
     /// The best child's move word (what DESCEND makes).
     pub best_move: u16,
     /// A solved node's pieces from its children and the refuter's hand change (the
-    /// chip's code), as [`crate::solver::solved::scan_pieces`] gives them.
+    /// chip's code), as [`crate::solver::solved_pieces::scan_pieces`] gives them.
     pub pieces: Hand,
     pub ref_change: u8,
     /// Clock cycles from the start cycle (counted) to the first with `done`.

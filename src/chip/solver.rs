@@ -16,8 +16,9 @@ use crate::bus;
 use crate::chip::select::frame_peek_model;
 use crate::chip::{Chip, MAX_LEFT, bus_model, left_port};
 use crate::position::Position;
-use crate::solver::hands::{self, Hand, KeyRule};
-use crate::solver::table::Found;
+use crate::solver::hands::{self, Hand};
+use crate::solver::position_hash::KeyRule;
+use crate::solver::transposition_table::Found;
 use crate::solver::values::Value;
 use crate::solver::{Config, Counters, Kind, Reason, Searcher, StoreLog, StoreRecord, Walk};
 
@@ -254,7 +255,12 @@ impl<'ctx> ChipSearcher<'ctx> {
     /// The table key's rule of a solve whose root is `board` as a node of `kind`, set
     /// before a load (the hash unit computes the key on the load).
     fn set_rule(&mut self, board: &Board, kind: Kind) {
-        let rule = KeyRule::of(&self.config, board, kind);
+        let rule = KeyRule::of(
+            self.config.hand_superiority,
+            self.config.depth_free,
+            board,
+            kind,
+        );
         let m = self.chip.model_mut();
         m.hand_superiority = u8::from(rule.hand_superiority);
         m.attacker_white = u8::from(rule.attacker_white());

@@ -9,7 +9,7 @@ use crate::bus::{pack_hand, unpack_hand};
 use crate::chip::{Chip, clocked_model};
 use crate::solver::hands::{EMPTY, Hand};
 use crate::solver::pieces::{Hit, kept_hand};
-use crate::solver::table::Placement;
+use crate::solver::transposition_table::Placement;
 use crate::solver::values::Pn;
 
 /// The transposition table with the geometry of swim.toml `[search]`

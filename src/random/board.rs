@@ -4,6 +4,8 @@
 
 use rsshogi::types::PieceType;
 
+use crate::solver::hands::FULL;
+
 /// Black (the canonical attacker) and White (the canonical defender).
 pub(super) const ATT: bool = true;
 pub(super) const DEF: bool = false;
@@ -20,6 +22,18 @@ pub(super) struct Board {
     /// Pieces not yet used, indexed by the raw piece type (1 = pawn .. 7 = gold).
     pub(super) pool: [u8; 8],
 }
+
+/// The game's pieces by raw piece type: 0 none (the king's, placed apart), then 1 pawn .. 7
+/// gold, a hand full in every kind (rsshogi's hand order is the raw types' order).
+const POOL: [u8; 8] = {
+    let mut pool = [0; 8];
+    let mut k = 0;
+    while k < FULL.len() {
+        pool[k + 1] = FULL[k];
+        k += 1;
+    }
+    pool
+};
 
 pub(super) const ALL_DIRS: [(i8, i8); 8] = [
     (0, -1),
@@ -63,8 +77,7 @@ impl Board {
         Board {
             cells: [None; 81],
             kings: [None; 2],
-            // index: 0 none, 1 pawn, 2 lance, 3 knight, 4 silver, 5 bishop, 6 rook, 7 gold
-            pool: [0, 18, 4, 4, 4, 2, 2, 4],
+            pool: POOL,
         }
     }
 

@@ -1,18 +1,20 @@
 //! Hands, proof pieces and disproof pieces for the pieces table (docs/search.md, "The
 //! pieces table"): a hand is 7 counts in rsshogi's hand order (pawn, lance, knight, silver,
-//! bishop, rook, gold), compared per kind.
+//! bishop, rook, gold), compared per kind, and a move's hand change. The chip's twin is
+//! `hdl/search/hands.spade` (packed hands, `le`, `after`, `move_change`). No test
+//! compares them alone: `tests/hw_expand.rs` compares every child's hand change,
+//! `tests/hw_select.rs` the pieces taken back over it, `tests/hw_table.rs` the hands of
+//! hand superiority's lookups.
 
 use rsshogi::board::Position as Board;
 use rsshogi::types::{Bitboard, Color, HandPiece, Move, PieceType, Square};
 
-use super::pieces::Probe;
-use super::zobrist::{HAND_MAX, Keys};
-use super::{Config, Kind};
-
 /// A hand: the count of each hand kind.
 pub type Hand = [u8; 7];
 
-/// Every count at its kind's full number: a disproof's "any".
+/// Every count at its kind's full number, the most a side can hold (pawn, lance, knight,
+/// silver, bishop, rook, gold: rsshogi's hand order, also the chip's drop-piece numbers 1
+/// to 7): a disproof's "any", the position hash's hand keys, the random positions' pool.
 pub const FULL: Hand = [18, 4, 4, 4, 2, 2, 4];
 
 /// No piece.
@@ -64,7 +66,7 @@ pub fn complete_kinds(board: &Board) -> [bool; 7] {
             count[k] += 1;
         }
     }
-    std::array::from_fn(|k| count[k] as usize == HAND_MAX[k])
+    std::array::from_fn(|k| count[k] == u32::from(FULL[k]))
 }
 
 /// How a move changes its mover's hand: a drop of kind `k` (`-1`), a capture of a piece of
@@ -143,84 +145,6 @@ pub fn drop_can_block(board: &Board) -> bool {
     let checker = checkers.lsb().expect("one checker");
     let king = board.king_square(board.turn());
     Bitboard::between(checker, king).any()
-}
-
-/// The table key of a node for the pieces table: its hash `hash` with both hands' keys
-/// taken out and the defender's counts of the incomplete kinds put back (with
-/// `hand_superiority`; else the hash as it is), and `plies[left]` unless `depth_free`.
-pub struct KeyRule {
-    pub hand_superiority: bool,
-    pub depth_free: bool,
-    pub attacker: Color,
-    pub complete: [bool; 7],
-}
-
-impl KeyRule {
-    /// The rule of a solve of `config` whose root is `board` as a node of `kind`: the
-    /// attacker moves at its OR nodes, the complete kinds are its own.
-    pub fn of(config: &Config, board: &Board, kind: Kind) -> KeyRule {
-        KeyRule {
-            hand_superiority: config.hand_superiority,
-            depth_free: config.depth_free,
-            attacker: match kind {
-                Kind::Or => board.turn(),
-                Kind::And => board.turn().flip(),
-            },
-            complete: complete_kinds(board),
-        }
-    }
-
-    /// The table probe of the node `board` (position hash `hash`) with `left` plies left:
-    /// its key under the rule and its attacker's hand.
-    pub fn probe(&self, board: &Board, hash: u64, left: u32) -> Probe {
-        let h = hands(board);
-        Probe {
-            key: self.key(hash, &h, left),
-            hand: self.attacker_hand(&h),
-            left,
-        }
-    }
-
-    /// The key of a node with position hash `hash`, hands `hands` (black, white) and
-    /// `left` plies left.
-    pub fn key(&self, hash: u64, hands: &[Hand; 2], left: u32) -> u64 {
-        let keys = Keys::get();
-        let mut k = hash;
-        if self.hand_superiority {
-            for colour in [Color::BLACK, Color::WHITE] {
-                let hand = &hands[colour.to_index()];
-                let defender = colour != self.attacker;
-                for (p, &n) in hand.iter().enumerate() {
-                    if !defender || self.complete[p] {
-                        k ^= keys.hand_key(colour.to_index(), p, n as usize);
-                    }
-                }
-            }
-        }
-        if !self.depth_free {
-            k = keys.table_key(k, left);
-        }
-        k
-    }
-
-    /// Whether the attacker is white, as the chip takes the attacker's colour.
-    pub fn attacker_white(&self) -> bool {
-        self.attacker == Color::WHITE
-    }
-
-    /// The complete kinds as the chip takes them: bit k for hand kind k.
-    pub fn complete_mask(&self) -> u8 {
-        self.complete
-            .iter()
-            .enumerate()
-            .map(|(k, &c)| u8::from(c) << k)
-            .sum()
-    }
-
-    /// The attacker's hand among `hands`.
-    pub fn attacker_hand(&self, hands: &[Hand; 2]) -> Hand {
-        hands[self.attacker.to_index()]
-    }
 }
 
 /// The hands (black, white) of `board`.

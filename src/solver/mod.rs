@@ -1,18 +1,27 @@
 //! The solver's golden model: df-pn over the tsume-shogi move sets, written as the chip
 //! runs it (docs/search.md is the specification both implement).
 //!
-//! - [`config`]: the geometry of `[search]` in swim.toml and the limits of a solve.
+//! Each file that models a block of the chip's search (`hdl/search/`) takes its twin's
+//! name, and its header names the test that compares the two:
+//!
+//! - [`geometry`]: the geometry of `[search]` in swim.toml (the chip's
+//!   `hdl/search/geometry.spade`, generated from it) and the limits of a solve.
 //! - [`values`]: proof and disproof numbers, saturating, with an explicit infinity, and a
-//!   node's [`Value`](values::Value) (the chip's `hdl/search/values.spade`).
-//! - [`zobrist`]: the position hash (splitmix64 keys, incremental update).
-//! - [`table`]: the set-associative transposition table and its replacement rule.
-//! - [`pieces`], [`hands`], [`solved`]: the model's new mode, the pieces table (hands and
-//!   plies left beside the tag; proof and disproof pieces).
+//!   node's [`Value`](values::Value) (`hdl/search/values.spade`).
+//! - [`position_hash`]: the position hash (splitmix64 keys, incremental update; the key
+//!   ROM `hdl/search/zobrist_keys.spade`) and the table key's rule.
+//! - [`hands`]: hands, compared kind by kind, and a move's hand change
+//!   (`hdl/search/hands.spade`).
+//! - [`transposition_table`], [`pieces`]: the transposition table keyed by plies left, and
+//!   the pieces table (hands and plies left beside the tag), both
+//!   `hdl/search/transposition_table.spade`.
+//! - [`solved_pieces`]: the proof and disproof pieces of a solved node.
 //! - [`moves`]: a node's children and their order (`order_children`).
-//! - [`machine`]: the iterative state machine over the child frames.
-//! - [`select`](mod@select): SELECT, one scan of a frame, as a pure function (the chip's
-//!   `hdl/search/select.spade`).
-//! - [`line`](mod@line): the mating line read from the proof and checked by the reference.
+//! - [`controller`]: the iterative state machine, over [`expand`](mod@expand) (a node's
+//!   children into its frame), [`select`](mod@select) (one scan of a frame, as a pure
+//!   function), the [`child_frames`] and the [`search_path`].
+//! - [`line_walk`]: the mating line read from the proof and checked by the reference.
+//! - [`modes`]: the table modes by name (the switches of [`Config`] they set).
 //!
 //! ```no_run
 //! use tsume::position::Position;
@@ -24,19 +33,23 @@
 //! # anyhow::Ok(())
 //! ```
 
-pub mod config;
+pub mod child_frames;
+pub mod controller;
+pub mod expand;
+pub mod geometry;
 pub mod hands;
-pub mod line;
-pub mod machine;
+pub mod line_walk;
+pub mod modes;
 pub mod moves;
 pub mod pieces;
+pub mod position_hash;
+pub mod search_path;
 pub mod select;
-pub mod solved;
-pub mod table;
+pub mod solved_pieces;
+pub mod transposition_table;
 pub mod values;
-pub mod zobrist;
 
-pub use config::{Config, Limits, Root};
+pub use geometry::{Config, Limits, Root};
 pub use moves::Kind;
 
 use std::sync::Arc;
@@ -45,9 +58,10 @@ use std::sync::atomic::AtomicBool;
 use rsshogi::types::Move;
 
 use crate::position::Position;
-use machine::{Machine, Memory};
+use controller::{Machine, Memory};
 use pieces::{PieceTable, Probe};
-use table::Table;
+use position_hash::KeyRule;
+use transposition_table::Table;
 
 /// One table store of a search, as the tests log them (the model's and the chip's must be
 /// the same, in the same order): the key, the value, the plies left and the hand kept
@@ -182,7 +196,7 @@ pub struct Outcome {
 
 /// What a solve needs of the machine that runs its searches: the model's
 /// [`Machine`] over its table ([`Solver`]), or the chip (`tsume::chip::solver`). A solve
-/// ([`solve_on`]) and its line ([`line::line`]) are written once, over this.
+/// ([`solve_on`]) and its line ([`line_walk::line`]) are written once, over this.
 pub trait Searcher {
     /// The geometry of the frames and the table.
     fn config(&self) -> Config;
@@ -201,10 +215,14 @@ pub trait Searcher {
     /// The root's children after the last search, with their values in its frame.
     fn root_children(&mut self) -> Result<Vec<(Move, values::Value)>, Reason>;
     /// A table read that no counter counts (the line's).
-    fn lookup(&mut self, key: u64) -> Result<Option<table::Found>, Reason>;
+    fn lookup(&mut self, key: u64) -> Result<Option<transposition_table::Found>, Reason>;
     /// A table read at `key` with the node's plies left (read by depth-free entries), not
     /// counted: by default [`Searcher::lookup`].
-    fn lookup_at(&mut self, key: u64, left: u16) -> Result<Option<table::Found>, Reason> {
+    fn lookup_at(
+        &mut self,
+        key: u64,
+        left: u16,
+    ) -> Result<Option<transposition_table::Found>, Reason> {
         let _ = left;
         self.lookup(key)
     }
@@ -215,7 +233,7 @@ pub trait Searcher {
         key: u64,
         left: u16,
         hand: &hands::Hand,
-    ) -> Result<Option<table::Found>, Reason> {
+    ) -> Result<Option<transposition_table::Found>, Reason> {
         let _ = hand;
         self.lookup_at(key, left)
     }
@@ -229,15 +247,17 @@ pub trait Searcher {
         kind: Kind,
         hash: u64,
         left: u32,
-    ) -> Result<Option<table::Found>, Reason> {
-        let probe = hands::KeyRule::of(&self.config(), board, kind).probe(board, hash, left);
+    ) -> Result<Option<transposition_table::Found>, Reason> {
+        let config = self.config();
+        let rule = KeyRule::of(config.hand_superiority, config.depth_free, board, kind);
+        let probe = rule.probe(board, hash, left);
         let left = probe.left.min(u32::from(u16::MAX)) as u16;
         self.lookup_hand(probe.key, left, &probe.hand)
     }
     /// The counters of the solve so far.
     fn counters(&self) -> Counters;
     /// The mating line walked from `board` (a node of `kind` with `left` plies left) by
-    /// the searcher itself, as far as it can, with the picks of [`line::line`]; `None`
+    /// the searcher itself, as far as it can, with the picks of [`line_walk::line`]; `None`
     /// when it has no walk of its own (the model: the line reads the table).
     fn walk(
         &mut self,
@@ -299,7 +319,7 @@ pub fn solve_on<S: Searcher + ?Sized>(searcher: &mut S, pos: &Position, limits: 
         };
         return outcome(result, vec![], false, searcher);
     }
-    let pv = match line::line(searcher, board, kind, plies, false, limits.nodes) {
+    let pv = match line_walk::line(searcher, board, kind, plies, false, limits.nodes) {
         Ok(pv) => pv,
         Err(reason) => {
             return outcome(SearchResult::Unknown(reason), vec![], false, searcher);
@@ -320,7 +340,7 @@ pub fn solve_on<S: Searcher + ?Sized>(searcher: &mut S, pos: &Position, limits: 
     while bound <= plies {
         match searcher.search(board, kind, bound, limits.nodes) {
             Ok(v) if v.pn == 0 => {
-                return match line::line(searcher, board, kind, bound, true, limits.nodes) {
+                return match line_walk::line(searcher, board, kind, bound, true, limits.nodes) {
                     Ok(line) => outcome(SearchResult::Mate, line, true, searcher),
                     Err(_) => outcome(SearchResult::Mate, pv, false, searcher),
                 };
@@ -340,7 +360,7 @@ pub struct Solver {
     counters: Counters,
     stop: Option<Arc<AtomicBool>>,
     /// The root's children after the last search.
-    root: Vec<machine::Child>,
+    root: Vec<child_frames::Child>,
     /// The stores of the searches, if asked for.
     store_log: StoreLog,
 }
@@ -354,7 +374,7 @@ impl Solver {
 
     /// A solver with the table and frames of `config`, or why this machine cannot hold its
     /// table.
-    pub fn try_new(config: Config) -> Result<Solver, table::TableTooLarge> {
+    pub fn try_new(config: Config) -> Result<Solver, transposition_table::TableTooLarge> {
         let (bits, ways) = (config.tt_index_bits, config.tt_ways);
         let table = if config.pieces_table() {
             let (hs, df) = (config.hand_superiority, config.depth_free);
@@ -434,7 +454,7 @@ impl Searcher for Solver {
         Ok(self.root.iter().map(|c| (c.mv, c.value)).collect())
     }
 
-    fn lookup(&mut self, key: u64) -> Result<Option<table::Found>, Reason> {
+    fn lookup(&mut self, key: u64) -> Result<Option<transposition_table::Found>, Reason> {
         Ok(match &self.table {
             Tables::Plies(t) => t.lookup(key),
             // Its entries need the node's hand: the line reads them with `lookup_hand`.
@@ -447,7 +467,7 @@ impl Searcher for Solver {
         key: u64,
         left: u16,
         hand: &hands::Hand,
-    ) -> Result<Option<table::Found>, Reason> {
+    ) -> Result<Option<transposition_table::Found>, Reason> {
         let Tables::Pieces(t) = &self.table else {
             return self.lookup(key);
         };
@@ -456,7 +476,7 @@ impl Searcher for Solver {
             hand: *hand,
             left: u32::from(left),
         };
-        Ok(t.lookup(probe).map(|f| table::Found {
+        Ok(t.lookup(probe).map(|f| transposition_table::Found {
             pn: f.pn,
             dn: f.dn,
             len: f.len,

@@ -1,4 +1,8 @@
-//! The children of a node: the move lists of the search and their order.
+//! The children of a node: the move lists of the search and their order. No block of
+//! `hdl/search/` is its twin: the chip's lists come from the move generator
+//! (`hdl/movegen/`), in the stream order of `src/stream_order.rs` that the lists here take.
+//! `tests/solver.rs` compares these lists with the reference's, `tests/hw_movegen.rs` the
+//! generator's, and `tests/hw_expand.rs` EXPAND's children with the model's.
 
 use rsshogi::board::MoveList;
 use rsshogi::board::Position as Board;

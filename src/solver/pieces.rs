@@ -1,10 +1,19 @@
 //! The pieces table, the model's new mode (docs/search.md, "The pieces table"): entries by
 //! board (the hands out of the key with `hand_superiority`, the plies left out of it with
 //! `depth_free`), the attacker's hand beside the tag: proof pieces for a proof, disproof
-//! pieces for a disproof, the exact hand of an unsolved entry.
+//! pieces for a disproof, the exact hand of an unsolved entry. The chip's twin is
+//! `hdl/search/transposition_table.spade` with either switch on; `tests/hw_table.rs`
+//! compares the two in each mode, every lookup's answer (the pieces too) and every
+//! store's branch of the replacement rule.
+//!
+//! One chip block, two files: the chip holds both tables in one block behind its switches;
+//! the model keeps the table keyed by plies left ([`super::transposition_table`]) and this
+//! one apart, as the solver does ([`Config::pieces_table`](super::Config::pieces_table)
+//! picks one). They share the sets and the placement of the replacement rule, taken from
+//! there; together they would make one file of some 750 lines.
 
 use super::hands::{self, Hand};
-use super::table::{Placement, Sets, TableTooLarge, tag_of};
+use super::transposition_table::{Placement, Sets, TableTooLarge, tag_of};
 use super::values::{INF, Pn, add, narrowed};
 
 /// One way of the pieces table.

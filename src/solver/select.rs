@@ -5,7 +5,7 @@
 //! At an AND node a drop waits while an earlier drop to the same square is unproven
 //! (docs/search.md, "Interpositions in turn"): the scan sees it as `(1, INF)`.
 //!
-//! [`Machine`](super::machine::Machine) calls [`select`] on its frames; the chip's scan
+//! [`Machine`](super::controller::Machine) calls [`select`] on its frames; the chip's scan
 //! (`hdl/search/select.spade`) computes the same [`Scan`] and `tests/hw_select.rs` compares
 //! the two on random frames.
 

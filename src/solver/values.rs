@@ -1,6 +1,8 @@
 //! Proof and disproof numbers: 32-bit saturating unsigned integers with an explicit
 //! infinity, the threshold arithmetic of the search (docs/search.md, "Numbers"), and a
-//! node's value. The chip's twin is `hdl/search/values.spade`.
+//! node's value. The chip's twin is `hdl/search/values.spade`, name for name. No test
+//! compares them alone: `tests/hw_select.rs` compares the scans' sums and thresholds,
+//! `tests/hw_table.rs` the numbers a way keeps ([`narrowed`]).
 
 /// A proof or disproof number.
 pub type Pn = u32;

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::solver::Config;
-use crate::solver::table::Entry;
+use crate::solver::transposition_table::Entry;
 
 /// Table size of a fresh engine, in MiB (`USI_Hash`).
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -15,8 +15,8 @@ pub const MAX_HASH_MB: usize = 1024;
 /// available when that is less (where the system tells: Linux), so that the maximum a GUI
 /// is shown can be allocated. A value is checked again when its table is allocated.
 pub fn max_hash_mb() -> usize {
-    let half =
-        crate::solver::table::available_memory().map_or(u64::MAX, |bytes| bytes / 2 / (1 << 20));
+    let half = crate::solver::transposition_table::available_memory()
+        .map_or(u64::MAX, |bytes| bytes / 2 / (1 << 20));
     usize::try_from(half)
         .unwrap_or(usize::MAX)
         .clamp(DEFAULT_HASH_MB, MAX_HASH_MB)
@@ -50,7 +50,7 @@ pub enum Engine {
 }
 
 /// The most plies `MaxPlies` may give the frames (the plies the table keys hold).
-pub const MAX_PLIES: usize = crate::solver::zobrist::PLY_KEYS;
+pub const MAX_PLIES: usize = crate::solver::position_hash::PLY_KEYS;
 
 /// The values of the options.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,11 +19,6 @@ use crate::util::{self, Failure};
 
 mod solver;
 
-/// The model's table modes named in `text` (`bench --solver --model-modes`, `solve --table`).
-pub fn solver_modes(text: Option<&str>) -> Result<Vec<solver::Mode>> {
-    solver::parse_modes(text)
-}
-
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Random positions (half of them in check) besides the problem suite.

@@ -1,6 +1,6 @@
 //! `cargo xtask gen`: the chip's generated Spade files, written from the model and swim.toml:
 //! the Zobrist key ROM (`hdl/search/zobrist_keys.spade`, from the keys of
-//! `src/solver/zobrist.rs`) and the search's geometry (`hdl/search/geometry.spade`, from
+//! `src/solver/position_hash.rs`) and the search's geometry (`hdl/search/geometry.spade`, from
 //! swim.toml `[search]`). The files are committed; tests of the library fail when they
 //! differ from what the model and the manifest generate.
 
@@ -9,8 +9,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use tsume::solver::Config;
-use tsume::solver::config::GEOMETRY_FILE;
-use tsume::solver::zobrist::{Keys, ROM_FILE, ROM_KEYS};
+use tsume::solver::geometry::GEOMETRY_FILE;
+use tsume::solver::position_hash::{Keys, ROM_FILE, ROM_KEYS};
 
 use crate::util;
 
@@ -24,7 +24,7 @@ pub fn run() -> Result<()> {
         &root,
         ROM_FILE,
         &Keys::get().spade_rom(),
-        &format!("{ROM_KEYS} keys of src/solver/zobrist.rs"),
+        &format!("{ROM_KEYS} keys of src/solver/position_hash.rs"),
     )?;
     write(
         &root,

@@ -18,7 +18,7 @@ use crate::setup;
 use crate::util::{self, Failure};
 use tsume::project::manifest::Manifest;
 use tsume::solver::Config;
-use tsume::solver::config::GEOMETRY_FILE;
+use tsume::solver::geometry::GEOMETRY_FILE;
 
 #[derive(Debug, Args)]
 pub struct HdlArgs {

@@ -35,7 +35,7 @@ Tasks in detail:
           first when the compiler is missing.
   gen     Writes the chip's generated Spade files: hdl/search/zobrist_keys.spade, the ROM of
           the 3,369 Zobrist keys of the position hash, from the model's keys
-          (src/solver/zobrist.rs), and hdl/search/geometry.spade, the search's geometry
+          (src/solver/position_hash.rs), and hdl/search/geometry.spade, the search's geometry
           (frames, children, widths, the table's sets and ways) from swim.toml [search]. Run
           it after changing either; the files are committed and library tests fail when they
           differ from what the model and swim.toml give. (`keys` is another name for it.)
@@ -160,7 +160,7 @@ enum Task {
     /// Compile hdl/*.spade to build/spade.sv with the pinned Spade compiler (the same sources
     /// give the same Verilog: the compiler's made-up names are numbered anew).
     Hdl(hdl::HdlArgs),
-    /// Write the generated Spade files: the Zobrist key ROM (from src/solver/zobrist.rs) and
+    /// Write the generated Spade files: the Zobrist key ROM (from src/solver/position_hash.rs) and
     /// the search's geometry (from swim.toml [search]).
     #[command(alias = "keys")]
     Gen,

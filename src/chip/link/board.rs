@@ -18,10 +18,10 @@ use crate::bus;
 use crate::chip::solver::{Cycles, OnChip, Walked, chip_takes, ended};
 use crate::chip::{MAX_LEFT, left_port};
 use crate::position::Position;
-use crate::solver::hands::KeyRule;
-use crate::solver::table::Found;
+use crate::solver::position_hash::KeyRule;
+use crate::solver::position_hash::Keys;
+use crate::solver::transposition_table::Found;
 use crate::solver::values::Value;
-use crate::solver::zobrist::Keys;
 use crate::solver::{Config, Counters, Kind, Reason, Searcher, Walk};
 
 /// The solver on the board as a [`Searcher`].
@@ -177,7 +177,12 @@ impl<T: Transport> BoardSearcher<T> {
         if !self.begin_pending {
             return Ok(());
         }
-        let rule = KeyRule::of(&self.config, board, kind);
+        let rule = KeyRule::of(
+            self.config.hand_superiority,
+            self.config.depth_free,
+            board,
+            kind,
+        );
         let begin = SearchRequest::Begin {
             table_bits: self.config.tt_index_bits as u8,
             max_children: self.config.max_children as u16,

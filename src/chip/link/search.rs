@@ -6,7 +6,7 @@ use super::frame::{Frame, Malformed, WORD_BYTES};
 use crate::bus;
 use crate::chip::solver::Cycles;
 use crate::solver::Counters;
-use crate::solver::table::Found;
+use crate::solver::transposition_table::Found;
 use crate::solver::values::Value;
 
 /// Frame types of the search.

@@ -19,12 +19,14 @@ mod sets;
 use chip_column::*;
 use cshogi::*;
 pub use sets::*;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use indicatif::ProgressBar;
 use tsume::chip::solver::{ChipSearcher, Cycles, SolverTop};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
+use tsume::solver::modes::{Mode, parse_modes};
 use tsume::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver, solve_on};
 
 use crate::util::{self, Failure};
@@ -182,88 +184,31 @@ pub struct Options {
     pub chip_table: Option<String>,
 }
 
-/// A mode of the model (docs/search.md, "The pieces table", "Child counts"): its name in
-/// `--model-modes` and the three switches of swim.toml `[search]` it sets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Mode {
-    pub name: &'static str,
-    pub hand_superiority: bool,
-    pub depth_free: bool,
-    pub child_counts: bool,
-}
-
-/// The modes: the table keyed by plies left, the hands out of the key, the plies left out
-/// of it (depth-free entries), both; the keyed table and the pieces table with child
-/// counts (docs/search.md, "Child counts"). The chip has the first and the third.
-pub const MODES: [Mode; 6] = [
-    Mode {
-        name: "plies",
-        hand_superiority: false,
-        depth_free: false,
-        child_counts: false,
-    },
-    Mode {
-        name: "hands",
-        hand_superiority: true,
-        depth_free: false,
-        child_counts: false,
-    },
-    Mode {
-        name: "depth",
-        hand_superiority: false,
-        depth_free: true,
-        child_counts: false,
-    },
-    Mode {
-        name: "pieces",
-        hand_superiority: true,
-        depth_free: true,
-        child_counts: false,
-    },
-    Mode {
-        name: "counts",
-        hand_superiority: false,
-        depth_free: false,
-        child_counts: true,
-    },
-    Mode {
-        name: "pieces-counts",
-        hand_superiority: true,
-        depth_free: true,
-        child_counts: true,
-    },
-];
-
-/// The modes named by `--model-modes` (comma-separated; default: depth and pieces), in
-/// the order given.
-pub fn parse_modes(text: Option<&str>) -> Result<Vec<Mode>> {
-    let text = text.unwrap_or("depth,pieces");
-    let names = || MODES.map(|m| m.name).join(", ");
-    let mut modes: Vec<Mode> = Vec::new();
-    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let Some(mode) = MODES.iter().find(|m| m.name == name) else {
-            anyhow::bail!("no mode `{name}`; the modes are {}", names());
-        };
-        if !modes.contains(mode) {
-            modes.push(*mode);
-        }
-    }
-    if modes.is_empty() {
-        anyhow::bail!("no mode named; name some of {}", names());
-    }
-    Ok(modes)
-}
-
-impl Mode {
-    /// Whether the chip searches this mode: no child counts.
-    pub fn on_chip(&self) -> bool {
-        !self.child_counts
-    }
-}
+/// The model's modes when `--model-modes` names none.
+const DEFAULT_MODES: &str = "depth,pieces";
 
 /// A model row's engine name: with the mode's name.
 fn engine_name(mode: &Mode) -> String {
     format!("model ({})", mode.name)
+}
+
+/// What the runs of the sets gather for the report, set by set.
+#[derive(Default)]
+struct Report {
+    /// Every engine's full row.
+    rows: Vec<String>,
+    /// Every engine's short row.
+    summary: Vec<String>,
+    /// Wrong, failed and capacity answers.
+    notes: Vec<String>,
+    /// Positions that only one of the model (its first mode) and cshogi proves.
+    differ: Vec<String>,
+    /// Positions the model's modes answer differently.
+    mode_differ: Vec<String>,
+    /// The chip's rows, their total, and its differences from the model.
+    chip_rows: Vec<String>,
+    chip_total: ChipTally,
+    chip_differ: Vec<String>,
 }
 
 pub fn run(opts: &Options) -> Result<()> {
@@ -274,9 +219,57 @@ pub fn run(opts: &Options) -> Result<()> {
         ));
     }
     let sets = parse_sets(opts.sets.as_deref()).map_err(|e| Failure::error(2, format!("{e}")))?;
-    let modes = parse_modes(opts.model_modes.as_deref())
+    let modes = parse_modes(opts.model_modes.as_deref().unwrap_or(DEFAULT_MODES))
         .map_err(|e| Failure::error(2, format!("--model-modes: {e}")))?;
     let version = cshogi_version()?;
+    let config = model_config(opts)?;
+    let mut solvers = modes
+        .iter()
+        .map(|mode| crate::solve::model(mode.apply(config), Some(opts.tt_entries)))
+        .collect::<Result<Vec<_>>>()?;
+    let project = tsume::project::manifest::Manifest::load(&util::project_root())?;
+    let built = project.search()?;
+    let chip_config = chip_config(built, opts.chip_table.as_deref())?;
+    let mhz = project.clock_mhz(None)?;
+    let runtime = if opts.chip_nodes > 0 && opts.chip_sample > 0 {
+        Some(crate::simulator::runtime()?)
+    } else {
+        None
+    };
+    let (mut chip, chip_model_time) = match &runtime {
+        Some(runtime) => {
+            let (chip, took) = open_chip(runtime, built, chip_config, opts, mhz)?;
+            (Some(chip), Some(took))
+        }
+        None => (None, None),
+    };
+    let profile = build_profile();
+
+    let mut report = Report::default();
+    for set in &sets {
+        bench_set(set, opts, &modes, &mut solvers, chip.as_mut(), &mut report)?;
+    }
+    print_models(opts, config, &version, profile, &report);
+    match &chip {
+        Some(chip) => print_chip(
+            chip,
+            chip_config,
+            &report.chip_rows,
+            &report.chip_total,
+            chip_model_time,
+        ),
+        None => println!(
+            "\nThe chip: - (not run: --chip-nodes {} --chip-sample {}; give both above 0 to run \
+             it)",
+            opts.chip_nodes, opts.chip_sample
+        ),
+    }
+    print_differences(&report)
+}
+
+/// The model's geometry: swim.toml's, with the table of `--tt-entries` and the frames of
+/// `--max-plies`.
+fn model_config(opts: &Options) -> Result<Config> {
     let manifest = util::project_root().join("swim.toml");
     let mut config = Config::from_manifest(&manifest)?.with_tt_entries(opts.tt_entries);
     if let Some(plies) = opts.max_plies {
@@ -285,21 +278,15 @@ pub fn run(opts: &Options) -> Result<()> {
             .check()
             .map_err(|e| Failure::error(2, format!("--max-plies {plies}: {e:#}")))?;
     }
-    let mut solvers = Vec::new();
-    for mode in &modes {
-        let config = Config {
-            hand_superiority: mode.hand_superiority,
-            depth_free: mode.depth_free,
-            child_counts: mode.child_counts,
-            ..config
-        };
-        solvers.push(crate::solve::model(config, Some(opts.tt_entries))?);
-    }
-    let project = tsume::project::manifest::Manifest::load(&util::project_root())?;
-    let built = project.search()?;
+    Ok(config)
+}
+
+/// The chip's geometry: the one it is built with (`built`), in the table mode of
+/// `--chip-table` if given (one mode, without child counts).
+fn chip_config(built: Config, chip_table: Option<&str>) -> Result<Config> {
     let mut chip_config = built;
-    if let Some(name) = &opts.chip_table {
-        let mode = parse_modes(Some(name))
+    if let Some(name) = chip_table {
+        let mode = parse_modes(name)
             .map_err(|e| Failure::error(2, format!("--chip-table {name}: {e}")))?[0];
         if !mode.on_chip() || name.contains(',') {
             return Err(Failure::error(
@@ -313,154 +300,215 @@ pub fn run(opts: &Options) -> Result<()> {
         chip_config.hand_superiority = mode.hand_superiority;
         chip_config.depth_free = mode.depth_free;
     }
-    let mhz = project.clock_mhz(None)?;
-    let runtime: SpadeRuntime;
-    let mut chip = None;
-    let mut chip_model_time = None;
-    if opts.chip_nodes > 0 && opts.chip_sample > 0 {
-        runtime = crate::simulator::runtime()?;
-        let (top, took) =
-            crate::simulator::open_top::<SolverTop>(&runtime, None, "solver_top", "bench")?;
-        chip_model_time = Some(took);
-        chip = Some(ChipBench {
-            chip: {
-                let mut c = ChipSearcher::new(top, built);
-                c.set_config(chip_config).map_err(anyhow::Error::msg)?;
-                c
-            },
-            twin: Solver::new(chip_config),
-            limit: opts.nodes.min(opts.chip_nodes),
-            sample: opts.chip_sample,
-            mhz,
-        });
-    }
-    let profile = if cfg!(debug_assertions) {
-        "debug"
-    } else {
-        "release"
+    Ok(chip_config)
+}
+
+/// The simulated chip (`solver_top`, built with `built`) searching with `chip_config`,
+/// beside the model at that geometry, and the time its model took to open.
+fn open_chip<'ctx>(
+    runtime: &'ctx SpadeRuntime,
+    built: Config,
+    chip_config: Config,
+    opts: &Options,
+    mhz: f64,
+) -> Result<(ChipBench<'ctx>, Duration)> {
+    let (top, took) =
+        crate::simulator::open_top::<SolverTop>(runtime, None, "solver_top", "bench")?;
+    let mut chip = ChipSearcher::new(top, built);
+    chip.set_config(chip_config).map_err(anyhow::Error::msg)?;
+    let bench = ChipBench {
+        chip,
+        twin: Solver::new(chip_config),
+        limit: opts.nodes.min(opts.chip_nodes),
+        sample: opts.chip_sample,
+        mhz,
     };
-    if profile == "debug" {
+    Ok((bench, took))
+}
+
+/// The build's profile, with a warning on a debug build.
+fn build_profile() -> &'static str {
+    if cfg!(debug_assertions) {
         eprintln!(
             "bench: xtask is a debug build, the model's figures are slow; for the published \
              figures run `cargo run --release -p xtask -- bench --solver`"
         );
+        "debug"
+    } else {
+        "release"
     }
+}
 
-    let mut rows = Vec::new();
-    let mut notes = Vec::new();
-    let mut differ = Vec::new();
-    let mut chip_rows = Vec::new();
-    let mut chip_total = ChipTally::default();
-    let mut chip_differ = Vec::new();
-    let mut summary = Vec::new();
-    let mut mode_differ = Vec::new();
-    for set in &sets {
-        let items = load_set(set, opts.sample)?;
-        let bar = util::progress_bar((1 + modes.len() as u64) * items.len() as u64);
-        eprintln!("bench: {set} ({} positions)", items.len());
-        let mut tallies = Vec::new();
-        let mut runs_by_mode: Vec<Vec<Run>> = Vec::new();
-        for (mode, solver) in modes.iter().zip(solvers.iter_mut()) {
-            let engine = engine_name(mode);
-            let mut model = Tally::default();
-            bar.set_message(format!("{set}: {engine}"));
-            let mut model_runs = Vec::new();
-            for item in &items {
-                let run = run_model(solver, item, opts.nodes, root_of(set));
-                model_runs.push(run.clone());
-                model.add(item.expect, &run);
-                if is_wrong(item.expect, &run.answer)
-                    || matches!(run.answer, Answer::Error(_) | Answer::Unknown(Some(_)))
-                {
-                    notes.push(format!(
-                        "| {set} | {engine} | {} | {} | `{}` |",
-                        item.id,
-                        describe(&run.answer),
-                        item.sfen
-                    ));
-                }
-                bar.inc(1);
-            }
-            if let Some(first) = runs_by_mode.first() {
-                for ((item, a), b) in items.iter().zip(first).zip(&model_runs) {
-                    let solved = |r: &Run| matches!(r.answer, Answer::Mate(_) | Answer::NoMate);
-                    let contradict = matches!(
-                        (&a.answer, &b.answer),
-                        (Answer::Mate(_), Answer::NoMate) | (Answer::NoMate, Answer::Mate(_))
-                    );
-                    if contradict || solved(a) != solved(b) {
-                        mode_differ.push(format!(
-                            "| {set} | {} | {} | {} | {engine}: {} |",
-                            item.id,
-                            engine_name(&modes[0]),
-                            describe(&a.answer),
-                            describe(&b.answer),
-                        ));
-                    }
-                }
-            }
-            tallies.push(model);
-            runs_by_mode.push(model_runs);
-        }
-        let model_runs = runs_by_mode.swap_remove(0);
-        let mut cshogi = Tally::default();
-        bar.set_message(format!("{set}: cshogi"));
-        let mut process = Cshogi::start(opts.nodes)?;
-        let mut cshogi_runs = Vec::new();
-        for (item, model_run) in items.iter().zip(&model_runs) {
-            let model_answer = &model_run.answer;
-            let run = match process.ask(&item.sfen)? {
-                Ok(run) => run,
-                Err(how) => {
-                    process = Cshogi::start(opts.nodes)?;
-                    Run {
-                        answer: Answer::Crashed(how),
-                        nodes: 0,
-                        expansions: None,
-                        probes: None,
-                        counts: None,
-                        seconds: 0.0,
-                    }
-                }
-            };
-            cshogi.add(item.expect, &run);
-            let mate = |a: &Answer| matches!(a, Answer::Mate(_));
-            if mate(model_answer) != mate(&run.answer) {
-                differ.push(format!(
-                    "| {set} | {} | {} | {} |",
-                    item.id,
-                    describe(model_answer),
-                    describe(&run.answer)
-                ));
-            }
+/// One set: the model in each mode, cshogi, then the chip, their rows into `report`.
+fn bench_set(
+    set: &str,
+    opts: &Options,
+    modes: &[Mode],
+    solvers: &mut [Solver],
+    chip: Option<&mut ChipBench>,
+    report: &mut Report,
+) -> Result<()> {
+    let items = load_set(set, opts.sample)?;
+    let bar = util::progress_bar((1 + modes.len() as u64) * items.len() as u64);
+    eprintln!("bench: {set} ({} positions)", items.len());
+    let (tallies, model_runs) = run_modes(set, &items, modes, solvers, opts.nodes, &bar, report);
+    let (cshogi, cshogi_runs) = run_cshogi(set, &items, &model_runs, opts.nodes, &bar, report)?;
+    bar.finish_and_clear();
+    for (mode, tally) in modes.iter().zip(&tallies) {
+        report.rows.push(tally.row(set, &engine_name(mode)));
+        report.summary.push(tally.brief(set, &engine_name(mode)));
+    }
+    report.rows.push(cshogi.row(set, "cshogi DfPn"));
+    report.summary.push(cshogi.brief(set, "cshogi DfPn"));
+    if let Some(chip) = chip {
+        let tally = chip.run(
+            set,
+            &items,
+            &model_runs,
+            &cshogi_runs,
+            &mut report.chip_differ,
+        );
+        report.chip_rows.push(tally.row(set, chip.mhz));
+        report.chip_total = report.chip_total.merge(&tally);
+    }
+    Ok(())
+}
+
+/// The model in each mode on `items`: each mode's tally, and the first mode's runs. Wrong
+/// and capacity answers go to the notes, a position a mode answers otherwise than the first
+/// to `mode_differ`.
+fn run_modes(
+    set: &str,
+    items: &[Item],
+    modes: &[Mode],
+    solvers: &mut [Solver],
+    nodes: u64,
+    bar: &ProgressBar,
+    report: &mut Report,
+) -> (Vec<Tally>, Vec<Run>) {
+    let mut tallies = Vec::new();
+    let mut runs_by_mode: Vec<Vec<Run>> = Vec::new();
+    for (mode, solver) in modes.iter().zip(solvers.iter_mut()) {
+        let engine = engine_name(mode);
+        let mut model = Tally::default();
+        bar.set_message(format!("{set}: {engine}"));
+        let mut model_runs = Vec::new();
+        for item in items {
+            let run = run_model(solver, item, nodes, root_of(set));
+            model_runs.push(run.clone());
+            model.add(item.expect, &run);
             if is_wrong(item.expect, &run.answer)
-                || matches!(run.answer, Answer::Crashed(_) | Answer::Error(_))
+                || matches!(run.answer, Answer::Error(_) | Answer::Unknown(Some(_)))
             {
-                notes.push(format!(
-                    "| {set} | cshogi | {} | {} | `{}` |",
+                report.notes.push(format!(
+                    "| {set} | {engine} | {} | {} | `{}` |",
                     item.id,
                     describe(&run.answer),
                     item.sfen
                 ));
             }
-            cshogi_runs.push(run);
             bar.inc(1);
         }
-        process.finish();
-        bar.finish_and_clear();
-        for (mode, tally) in modes.iter().zip(&tallies) {
-            rows.push(tally.row(set, &engine_name(mode)));
-            summary.push(tally.brief(set, &engine_name(mode)));
+        if let Some(first) = runs_by_mode.first() {
+            let first_engine = engine_name(&modes[0]);
+            let runs = (first.as_slice(), model_runs.as_slice());
+            let differ = &mut report.mode_differ;
+            compare_modes(set, items, runs, &first_engine, &engine, differ);
         }
-        rows.push(cshogi.row(set, "cshogi DfPn"));
-        summary.push(cshogi.brief(set, "cshogi DfPn"));
-        if let Some(chip) = chip.as_mut() {
-            let tally = chip.run(set, &items, &model_runs, &cshogi_runs, &mut chip_differ);
-            chip_rows.push(tally.row(set, mhz));
-            chip_total = chip_total.merge(&tally);
+        tallies.push(model);
+        runs_by_mode.push(model_runs);
+    }
+    (tallies, runs_by_mode.swap_remove(0))
+}
+
+/// The positions that the first mode (`first_engine`, runs `runs.0`) and another
+/// (`engine`, runs `runs.1`) answer differently, solved or not or mate or no mate, as rows
+/// into `differ`.
+fn compare_modes(
+    set: &str,
+    items: &[Item],
+    runs: (&[Run], &[Run]),
+    first_engine: &str,
+    engine: &str,
+    differ: &mut Vec<String>,
+) {
+    for ((item, a), b) in items.iter().zip(runs.0).zip(runs.1) {
+        let solved = |r: &Run| matches!(r.answer, Answer::Mate(_) | Answer::NoMate);
+        let contradict = matches!(
+            (&a.answer, &b.answer),
+            (Answer::Mate(_), Answer::NoMate) | (Answer::NoMate, Answer::Mate(_))
+        );
+        if contradict || solved(a) != solved(b) {
+            differ.push(format!(
+                "| {set} | {} | {first_engine} | {} | {engine}: {} |",
+                item.id,
+                describe(&a.answer),
+                describe(&b.answer),
+            ));
         }
     }
+}
 
+/// cshogi on `items` (a new process after one that dies): its tally and runs. Positions
+/// only one of the model (`model_runs`) and cshogi proves go to `differ`, cshogi's wrong
+/// and failed answers to the notes.
+fn run_cshogi(
+    set: &str,
+    items: &[Item],
+    model_runs: &[Run],
+    nodes: u64,
+    bar: &ProgressBar,
+    report: &mut Report,
+) -> Result<(Tally, Vec<Run>)> {
+    let mut cshogi = Tally::default();
+    bar.set_message(format!("{set}: cshogi"));
+    let mut process = Cshogi::start(nodes)?;
+    let mut cshogi_runs = Vec::new();
+    for (item, model_run) in items.iter().zip(model_runs) {
+        let model_answer = &model_run.answer;
+        let run = match process.ask(&item.sfen)? {
+            Ok(run) => run,
+            Err(how) => {
+                process = Cshogi::start(nodes)?;
+                Run {
+                    answer: Answer::Crashed(how),
+                    nodes: 0,
+                    expansions: None,
+                    probes: None,
+                    counts: None,
+                    seconds: 0.0,
+                }
+            }
+        };
+        cshogi.add(item.expect, &run);
+        let mate = |a: &Answer| matches!(a, Answer::Mate(_));
+        if mate(model_answer) != mate(&run.answer) {
+            report.differ.push(format!(
+                "| {set} | {} | {} | {} |",
+                item.id,
+                describe(model_answer),
+                describe(&run.answer)
+            ));
+        }
+        if is_wrong(item.expect, &run.answer)
+            || matches!(run.answer, Answer::Crashed(_) | Answer::Error(_))
+        {
+            report.notes.push(format!(
+                "| {set} | cshogi | {} | {} | `{}` |",
+                item.id,
+                describe(&run.answer),
+                item.sfen
+            ));
+        }
+        cshogi_runs.push(run);
+        bar.inc(1);
+    }
+    process.finish();
+    Ok((cshogi, cshogi_runs))
+}
+
+/// The report's head and the model's and cshogi's tables.
+fn print_models(opts: &Options, config: Config, version: &str, profile: &str, report: &Report) {
     println!(
         "## Solver beside cshogi's DfPn, measured by `cargo xtask bench --solver --nodes {} \
          --sample {} --chip-nodes {} --chip-sample {}` ({profile} build)\n",
@@ -484,49 +532,46 @@ pub fn run(opts: &Options) -> Result<()> {
         "| set | engine | positions | mate | nomate | unknown | wrong | failed | nodes | expansions | probes | counts | time (s) | nodes/s |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for row in &rows {
+    for row in &report.rows {
         println!("{row}");
     }
     print_rows(
         "Per set, each model mode (docs/search.md, \"The pieces table\", \"Child counts\") and cshogi:",
         &["set", "engine", "proved", "nodes", "time (s)"],
-        &summary,
+        &report.summary,
     );
     print_rows(
         "Positions the model's modes answer differently (solved or not, mate or no mate):",
         &["set", "position", "mode", "answer", "other mode"],
-        &mode_differ,
+        &report.mode_differ,
     );
-    match &chip {
-        Some(chip) => print_chip(chip, chip_config, &chip_rows, &chip_total, chip_model_time),
-        None => println!(
-            "\nThe chip: - (not run: --chip-nodes {} --chip-sample {}; give both above 0 to run \
-             it)",
-            opts.chip_nodes, opts.chip_sample
-        ),
-    }
+}
+
+/// The tables of the positions the engines answer differently and of the wrong answers;
+/// an error when the chip differs from the model.
+fn print_differences(report: &Report) -> Result<()> {
     print_rows(
         "Positions only one engine proves:",
         &["set", "position", "model", "cshogi DfPn"],
-        &differ,
+        &report.differ,
     );
     print_rows(
         "Wrong, failed and capacity answers:",
         &["set", "engine", "position", "answer", "sfen"],
-        &notes,
+        &report.notes,
     );
     print_rows(
         "THE CHIP DIFFERS FROM THE MODEL (same geometry, same limits):",
         &["set", "position", "chip", "model", "sfen"],
-        &chip_differ,
+        &report.chip_differ,
     );
-    if !chip_differ.is_empty() {
+    if !report.chip_differ.is_empty() {
         return Err(Failure::error(
             1,
             format!(
                 "the chip differs from the model on {} of the {} positions it ran (see the table)",
-                chip_differ.len(),
-                chip_total.positions
+                report.chip_differ.len(),
+                report.chip_total.positions
             ),
         ));
     }

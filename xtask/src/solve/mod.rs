@@ -24,7 +24,8 @@ use tsume::chip::solver::{ChipSearcher, Cycles, OnChip, SolverTop, Walked};
 use tsume::input::{Input, catch, parse, read_positions};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
-use tsume::solver::table::{TableTooLarge, table_bytes};
+use tsume::solver::modes::parse_modes;
+use tsume::solver::transposition_table::{TableTooLarge, table_bytes};
 use tsume::solver::{
     Config, Limits, Outcome, Reason, Root, SearchResult, Searcher, Solver, solve_on,
 };
@@ -140,8 +141,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
     let mut base = manifest.search()?;
     let on_chip = args.engine == SolveEngine::Chip;
     if let Some(name) = &args.table {
-        let modes = crate::bench::solver_modes(Some(name))
-            .map_err(|e| Failure::error(2, format!("--table {name}: {e}")))?;
+        let modes =
+            parse_modes(name).map_err(|e| Failure::error(2, format!("--table {name}: {e}")))?;
         if on_chip && !modes[0].on_chip() {
             return Err(Failure::error(
                 2,
@@ -151,9 +152,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
                 ),
             ));
         }
-        base.hand_superiority = modes[0].hand_superiority;
-        base.depth_free = modes[0].depth_free;
-        base.child_counts = modes[0].child_counts;
+        base = modes[0].apply(base);
     }
     if let Some(vcd) = &args.vcd {
         if !on_chip {

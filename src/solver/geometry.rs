@@ -1,5 +1,9 @@
 //! The search's geometry (`[search]` in swim.toml), the chip's Spade file of it
-//! ([`GEOMETRY_FILE`]), and the limits of one solve.
+//! ([`GEOMETRY_FILE`]), and the limits of one solve. The chip's twin is
+//! `hdl/search/geometry.spade`, generated from swim.toml by `cargo xtask gen`
+//! ([`Config::spade_geometry`]); the test
+//! `tests::the_geometry_file_is_generated_from_the_manifest` here compares the two, and
+//! every hardware test builds its chip from it.
 
 use std::path::Path;
 
@@ -25,11 +29,14 @@ pub struct Config {
     /// Children one frame holds: the longest move list a node may have.
     pub max_children: usize,
     /// The pieces table (docs/search.md, "The pieces table"): the hands out of the table
-    /// key, proof and disproof pieces beside the tag. The model only: the chip refuses it.
+    /// key, proof and disproof pieces beside the tag. Both twins: the chip searches with
+    /// it node for node with the model (the table key's rule from the host, RETURN's
+    /// pieces in `hdl/search/solved_pieces.spade`).
     #[serde(default)]
     pub hand_superiority: bool,
     /// The pieces table with the plies left out of the key: a proof applies where its
-    /// length fits, a bounded disproof where no more plies are left. The model only.
+    /// length fits, a bounded disproof where no more plies are left. Both twins, node for
+    /// node (`hdl/search/transposition_table.spade`'s `depth_free`).
     #[serde(default)]
     pub depth_free: bool,
     /// Child counts (docs/search.md, "Child counts"): a new child of an expanded node gets
@@ -57,7 +64,7 @@ impl Config {
         if !(1..=64).contains(&self.tt_ways) {
             bail!("tt_ways = {}: between 1 and 64", self.tt_ways);
         }
-        let most = super::zobrist::PLY_KEYS;
+        let most = super::position_hash::PLY_KEYS;
         if !(2..=most).contains(&self.max_plies) {
             bail!("max_plies = {}: between 2 and {most}", self.max_plies);
         }
@@ -164,7 +171,7 @@ impl Config {
             "\
 // The search's geometry on chip: swim.toml [search] (docs/search.md, \"Hardware\").
 // Generated from swim.toml by `cargo xtask gen`: do not edit. The test
-// `solver::config::tests::the_geometry_file_is_generated_from_the_manifest` fails when the two differ.
+// `solver::geometry::tests::the_geometry_file_is_generated_from_the_manifest` fails when the two differ.
 //
 // max_plies = {mp}, max_children = {mc}, a table of 2^{ib} sets of {ways} ways. On chip a
 // ply index is uint<{p}> and there are {f} frames (one per index), a child index is uint<{i}>,

@@ -1,18 +1,24 @@
 //! The position hash: 64-bit Zobrist keys over (square, piece), the counts in hand and
 //! the side to move, drawn from splitmix64 so that the chip can hold the same constants
-//! in a ROM and update the hash incrementally (docs/search.md, "The position hash").
+//! in a ROM and update the hash incrementally (docs/search.md, "The position hash"); and
+//! the table key's rule ([`KeyRule`]: the hands and the plies left in or out of the key).
+//! The chip's twin is `hdl/search/position_hash.spade`, the hash and the table key kept
+//! beside the position store, over the key ROM `hdl/search/zobrist_keys.spade` that
+//! `cargo xtask gen` writes from these keys ([`Keys::spade_rom`]; a test here fails when
+//! the committed file differs). `tests/hw_path.rs` compares the two: the hash and the
+//! table key of every position along random lines of play, moves made and taken back.
 
 use std::sync::OnceLock;
 
 use rsshogi::board::Position as Board;
 use rsshogi::types::{Color, HandPiece, Move, Piece, PieceType, Square};
 
+use super::hands::{self, FULL, Hand, complete_kinds};
+use super::moves::Kind;
+use super::pieces::Probe;
+
 /// The seed of the key generator.
 pub const SEED: u64 = 0x7473_756d_6500_0001;
-
-/// How many of each hand piece a side can hold (pawn, lance, knight, silver, bishop,
-/// rook, gold: rsshogi's hand order, also the chip's drop-piece numbers 1 to 7).
-pub const HAND_MAX: [usize; 7] = [18, 4, 4, 4, 2, 2, 4];
 
 /// Piece codes a square can hold: 14 kinds (rsshogi's piece types 1..14) per colour.
 const PIECE_CODES: usize = 28;
@@ -39,8 +45,16 @@ pub const ROM_KEYS: usize = ROM_PLIES + PLY_KEYS;
 /// ROM address of `hand[0][pawn][1]`: colour by colour, piece by piece, counts from 1 up
 /// ([`hand_rom_address`]).
 pub const ROM_HAND: usize = 81 * PIECE_CODES;
-/// Hand keys of one colour: the sum of [`HAND_MAX`].
-pub const HAND_KEYS: usize = 18 + 4 + 4 + 4 + 2 + 2 + 4;
+/// Hand keys of one colour: the sum of [`FULL`], the most of each kind a side can hold.
+pub const HAND_KEYS: usize = {
+    let mut sum = 0;
+    let mut k = 0;
+    while k < FULL.len() {
+        sum += FULL[k] as usize;
+        k += 1;
+    }
+    sum
+};
 /// ROM address of the `white` key.
 pub const ROM_WHITE: usize = ROM_HAND + 2 * HAND_KEYS;
 /// ROM address of `plies[0]`.
@@ -50,9 +64,13 @@ pub const ROM_PLIES: usize = ROM_WHITE + 1;
 pub const ROM_FILE: &str = "hdl/search/zobrist_keys.spade";
 
 /// ROM address of `hand[colour][piece][count]` (`colour` 0 black, 1 white; `piece` 0..7 in
-/// [`HAND_MAX`]'s order; `count` from 1 to `HAND_MAX[piece]`).
+/// [`FULL`]'s order; `count` from 1 to `FULL[piece]`).
 pub fn hand_rom_address(colour: usize, piece: usize, count: usize) -> usize {
-    ROM_HAND + colour * HAND_KEYS + HAND_MAX[..piece].iter().sum::<usize>() + count - 1
+    ROM_HAND
+        + colour * HAND_KEYS
+        + FULL[..piece].iter().map(|&n| usize::from(n)).sum::<usize>()
+        + count
+        - 1
 }
 
 /// Match arms of a generated Spade table, `per_line` to a line.
@@ -107,7 +125,7 @@ impl Keys {
         }
         for colour in keys.hand.iter_mut() {
             for (piece, counts) in colour.iter_mut().enumerate() {
-                for key in counts.iter_mut().take(HAND_MAX[piece] + 1).skip(1) {
+                for key in counts.iter_mut().take(usize::from(FULL[piece]) + 1).skip(1) {
                     *key = splitmix64(&mut state);
                 }
             }
@@ -125,7 +143,7 @@ impl Keys {
         rom.extend(self.board.iter().flatten());
         for colour in &self.hand {
             for (piece, counts) in colour.iter().enumerate() {
-                rom.extend(&counts[1..=HAND_MAX[piece]]);
+                rom.extend(&counts[1..=usize::from(FULL[piece])]);
             }
         }
         rom.push(self.white);
@@ -156,8 +174,8 @@ impl Keys {
             out,
             "\
 // The Zobrist keys of the position hash (docs/search.md, \"The position hash\") as a ROM.
-// Generated from src/solver/zobrist.rs by `cargo xtask gen`: do not edit. The test
-// `solver::zobrist::tests::rom_file_holds_the_models_keys` fails when the two differ.
+// Generated from src/solver/position_hash.rs by `cargo xtask gen`: do not edit. The test
+// `solver::position_hash::tests::rom_file_holds_the_models_keys` fails when the two differ.
 //
 // The {ROM_KEYS} keys of 64 bits are stored in the order they are drawn from splitmix64:
 // - board[s][c] at 28 * s + c, for square s = 9 * file_index + rank_index (0..80) and piece
@@ -179,7 +197,7 @@ impl Keys {
 pub entity key_rom(clk: clock, addr_a: uint<{addr_bits}>, addr_b: uint<{addr_bits}>) -> (uint<64>, uint<64>) {{
     let rom = inst std::mem::clocked_memory_init(clk, [(false, 0u{addr_bits}, 0u65)], [
 ",
-            hand_max = HAND_MAX,
+            hand_max = FULL,
             last_ply = PLY_KEYS - 1,
         );
         for key in self.rom() {
@@ -248,7 +266,7 @@ pub fn plies_key_addr(left: uint<10>) -> uint<{addr_bits}> {{
         hash ^ self.plies[left as usize]
     }
 
-    /// `hand[colour][piece][count]` (`colour` 0 black, 1 white; `piece` in [`HAND_MAX`]'s
+    /// `hand[colour][piece][count]` (`colour` 0 black, 1 white; `piece` in [`FULL`]'s
     /// order; the key of count 0 is 0).
     pub fn hand_key(&self, colour: usize, piece: usize, count: usize) -> u64 {
         self.hand[colour][piece][count]
@@ -325,6 +343,84 @@ pub fn plies_key_addr(left: uint<10>) -> uint<{addr_bits}> {{
     }
 }
 
+/// The table key of a node for the pieces table: its hash `hash` with both hands' keys
+/// taken out and the defender's counts of the incomplete kinds put back (with
+/// `hand_superiority`; else the hash as it is), and `plies[left]` unless `depth_free`.
+pub struct KeyRule {
+    pub hand_superiority: bool,
+    pub depth_free: bool,
+    pub attacker: Color,
+    pub complete: [bool; 7],
+}
+
+impl KeyRule {
+    /// The rule of a solve with these switches whose root is `board` as a node of
+    /// `kind`: the attacker moves at its OR nodes, the complete kinds are its own.
+    pub fn of(hand_superiority: bool, depth_free: bool, board: &Board, kind: Kind) -> KeyRule {
+        KeyRule {
+            hand_superiority,
+            depth_free,
+            attacker: match kind {
+                Kind::Or => board.turn(),
+                Kind::And => board.turn().flip(),
+            },
+            complete: complete_kinds(board),
+        }
+    }
+
+    /// The table probe of the node `board` (position hash `hash`) with `left` plies left:
+    /// its key under the rule and its attacker's hand.
+    pub fn probe(&self, board: &Board, hash: u64, left: u32) -> Probe {
+        let h = hands::hands(board);
+        Probe {
+            key: self.key(hash, &h, left),
+            hand: self.attacker_hand(&h),
+            left,
+        }
+    }
+
+    /// The key of a node with position hash `hash`, hands `hands` (black, white) and
+    /// `left` plies left.
+    pub fn key(&self, hash: u64, hands: &[Hand; 2], left: u32) -> u64 {
+        let keys = Keys::get();
+        let mut k = hash;
+        if self.hand_superiority {
+            for colour in [Color::BLACK, Color::WHITE] {
+                let hand = &hands[colour.to_index()];
+                let defender = colour != self.attacker;
+                for (p, &n) in hand.iter().enumerate() {
+                    if !defender || self.complete[p] {
+                        k ^= keys.hand_key(colour.to_index(), p, n as usize);
+                    }
+                }
+            }
+        }
+        if !self.depth_free {
+            k = keys.table_key(k, left);
+        }
+        k
+    }
+
+    /// Whether the attacker is white, as the chip takes the attacker's colour.
+    pub fn attacker_white(&self) -> bool {
+        self.attacker == Color::WHITE
+    }
+
+    /// The complete kinds as the chip takes them: bit k for hand kind k.
+    pub fn complete_mask(&self) -> u8 {
+        self.complete
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| u8::from(c) << k)
+            .sum()
+    }
+
+    /// The attacker's hand among `hands`.
+    pub fn attacker_hand(&self, hands: &[Hand; 2]) -> Hand {
+        hands[self.attacker.to_index()]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,8 +438,8 @@ mod tests {
         assert_eq!(rom[ROM_PLIES + 5], keys.plies[5]);
         assert_eq!(rom[28 * 40 + 14 + 7], keys.board[40][21]);
         for colour in 0..2 {
-            for (piece, most) in HAND_MAX.iter().enumerate() {
-                for count in 1..=*most {
+            for (piece, &most) in FULL.iter().enumerate() {
+                for count in 1..=usize::from(most) {
                     assert_eq!(
                         rom[hand_rom_address(colour, piece, count)],
                         keys.hand[colour][piece][count]
@@ -360,7 +456,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         assert!(
             committed == Keys::get().spade_rom(),
-            "{ROM_FILE} is not the ROM of src/solver/zobrist.rs: run `cargo xtask gen` and \
+            "{ROM_FILE} is not the ROM of src/solver/position_hash.rs: run `cargo xtask gen` and \
              commit the file"
         );
     }

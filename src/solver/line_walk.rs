@@ -1,13 +1,17 @@
 //! The mating line: read from the proof in the table after a proven search (attacker: a
 //! proven move of least length; defender: the reply of greatest length), by the searcher's
 //! own walk where it has one (the chip's) and here otherwise, then checked move by move by
-//! the reference (docs/search.md, "The mating line").
+//! the reference (docs/search.md, "The mating line"). The chip's twin is
+//! `hdl/search/line_walk.spade`, the walk with the same picks, which hands a node back to
+//! this line where it would search a lost proof again. `tests/hw_solver.rs` compares the
+//! two: the lines of the chip's solves (walked on chip, the suite's to the mate) equal
+//! the model's, and with a table of 2 sets some walks hand a node back.
 
 use rsshogi::board::Position as Board;
 use rsshogi::types::{Move, PieceType};
 
 use super::moves::{Kind, node_moves};
-use super::zobrist::Keys;
+use super::position_hash::Keys;
 use super::{Reason, Searcher};
 use crate::position::Position;
 use crate::reference::tsume_moves;

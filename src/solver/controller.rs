@@ -1,47 +1,31 @@
-//! The search as the chip runs it: an iterative state machine over an explicit stack of
-//! child frames (docs/search.md, "The state machine"). No recursion: every step the chip
-//! takes is one arm of [`Machine::run`]'s loop, and every counter is exact.
+//! The search controller: df-pn as the chip runs it, an iterative state machine over an
+//! explicit stack of child frames (docs/search.md, "Child frames and the state machine").
+//! No recursion: every step the chip takes is one arm of [`Machine::run`]'s loop (EXPAND,
+//! SELECT, DESCEND, RETURN), and every counter is exact. The chip's twin is
+//! `hdl/search/controller.spade`, state for state over the blocks beside it (here
+//! [`expand`](mod@super::expand), [`select`](mod@super::select), the
+//! [`child_frames`](mod@super::child_frames), the [`search_path`](mod@super::search_path),
+//! the table); `tests/hw_solver.rs` compares the two, whole searches node for node (the
+//! result, the line, the counters; with hand superiority every table store in order).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rsshogi::board::Position as Board;
 use rsshogi::types::Move;
 
-use super::hands::{self, EMPTY, Hand, KeyRule};
-use super::moves::{Kind, ReplyCache, count_moves, node_moves};
+use super::child_frames::{Child, ChildFrames};
+use super::expand::{Node, count_children, expand, expand_with};
+use super::hands::{self, EMPTY, Hand};
+use super::moves::{Kind, ReplyCache};
 use super::pieces::{PieceTable, Probe, kept_hand};
+use super::position_hash::{KeyRule, Keys};
+use super::search_path::SearchPath;
 use super::select::{self, Selection};
-use super::table::Table;
+use super::solved_pieces::{leaf_pieces, node_pieces};
+use super::transposition_table::Table;
 use super::values::{INF, Pn, REP_NONE, Value};
-use super::zobrist::Keys;
 use super::{Config, Counters, Reason, StoreRecord};
 use crate::bus::encode_move;
-
-/// One child in its parent's frame.
-#[derive(Debug, Clone, Copy)]
-pub struct Child {
-    /// The move to it.
-    pub mv: Move,
-    /// Its position hash.
-    pub hash: u64,
-    /// Its cached value.
-    pub value: Value,
-    /// With the pieces table: the proof or disproof pieces of a solved value.
-    pub pieces: Hand,
-}
-
-/// The frame of the node at one ply of the path.
-struct Frame {
-    hash: u64,
-    kind: Kind,
-    th_pn: Pn,
-    th_dn: Pn,
-    /// The index of the child being searched below this node.
-    best: usize,
-    children: Vec<Child>,
-    /// With the pieces table: the pieces of a node EXPAND solved at once.
-    pieces: Hand,
-}
 
 /// Watches SELECT (tests): the ply, kind, thresholds and children of every frame scanned,
 /// before the scan.
@@ -81,7 +65,10 @@ pub struct Machine<'a> {
     /// disproven (within the plies left).
     root_left: u32,
     board: Board,
-    frames: Vec<Frame>,
+    /// The records of the nodes on the path.
+    path: SearchPath,
+    /// Their children.
+    frames: ChildFrames,
     depth: usize,
     scratch: Vec<Move>,
     on_select: Option<SelectHook<'a>>,
@@ -124,7 +111,8 @@ impl<'a> Machine<'a> {
             stop: None,
             root_left: 0,
             board: Board::default(),
-            frames: Vec::new(),
+            path: SearchPath::default(),
+            frames: ChildFrames::new(config.max_children),
             depth: 0,
             scratch: Vec::new(),
             on_select: None,
@@ -193,29 +181,13 @@ impl<'a> Machine<'a> {
 
     /// The root's children with their values after [`Machine::run`].
     pub fn root_children(&self) -> &[Child] {
-        &self.frames[0].children
+        self.frames.frame(0)
     }
 
-    /// Sets up the frame of the current ply.
+    /// Sets up the record and the frame of the current ply.
     fn enter(&mut self, hash: u64, kind: Kind, th_pn: Pn, th_dn: Pn) {
-        if self.frames.len() == self.depth {
-            self.frames.push(Frame {
-                hash,
-                kind,
-                th_pn,
-                th_dn,
-                best: 0,
-                children: Vec::with_capacity(self.config.max_children),
-                pieces: EMPTY,
-            });
-        }
-        let frame = &mut self.frames[self.depth];
-        frame.hash = hash;
-        frame.kind = kind;
-        frame.th_pn = th_pn;
-        frame.th_dn = th_dn;
-        frame.best = 0;
-        frame.children.clear();
+        self.path.enter(self.depth, hash, kind, th_pn, th_dn);
+        self.frames.clear(self.depth);
     }
 
     /// Expand: one move list; terminal nodes return at once; otherwise every child gets a
@@ -223,11 +195,11 @@ impl<'a> Machine<'a> {
     /// ([`expand`](fn@expand)).
     fn expand(&mut self) -> Result<State, Reason> {
         let d = self.depth;
-        let kind = self.frames[d].kind;
+        let kind = self.path.record(d).kind;
         self.counters.expansions += 1;
-        let parent = self.frames[d].hash;
-        let mut children = std::mem::take(&mut self.frames[d].children);
-        let frames = &self.frames;
+        let parent = self.path.hash(d);
+        let mut children = self.frames.take(d);
+        let path = &self.path;
         let node = Node {
             ply: d,
             root_left: self.root_left,
@@ -238,7 +210,7 @@ impl<'a> Machine<'a> {
                 &self.board,
                 kind,
                 node,
-                |q| frames[q].hash,
+                |q| path.hash(q),
                 table,
                 self.config.max_children,
                 &mut self.scratch,
@@ -254,7 +226,7 @@ impl<'a> Machine<'a> {
                     board,
                     kind,
                     node,
-                    |q| frames[q].hash,
+                    |q| path.hash(q),
                     self.config.max_children,
                     &mut self.scratch,
                     &mut children,
@@ -274,20 +246,22 @@ impl<'a> Machine<'a> {
             }
         };
         if self.config.child_counts && matches!(expanded, Ok(None)) {
-            self.count_children(kind, &mut children);
+            let pieces = matches!(self.table, Memory::Pieces(_)).then_some(&self.rule);
+            count_children(
+                &mut self.board,
+                kind,
+                pieces,
+                &mut self.replies,
+                &mut self.counters.counts,
+                &mut children,
+            );
         }
-        self.frames[d].children = children;
+        self.frames.put(d, children);
         Ok(match expanded? {
             Some(value) => {
                 if let Memory::Pieces(_) = self.table {
-                    let pieces = super::solved::leaf_pieces(
-                        &self.board,
-                        &self.rule,
-                        kind,
-                        value,
-                        &self.scratch,
-                    );
-                    self.frames[d].pieces = pieces;
+                    let pieces = leaf_pieces(&self.board, &self.rule, kind, value, &self.scratch);
+                    self.path.record_mut(d).pieces = pieces;
                 }
                 State::Return(value)
             }
@@ -295,54 +269,16 @@ impl<'a> Machine<'a> {
         })
     }
 
-    /// Child counts (docs/search.md, "Child counts"): each child of an expanded node of
-    /// `kind` with the value of a new node gets its first numbers from its replies,
-    /// counted with the move made: none, the child is solved (a defender mated, an
-    /// attacker without a check); at an OR node the defender's number of replies is its
-    /// proof number. One count each, in `counts`; no node.
-    fn count_children(&mut self, kind: Kind, children: &mut [Child]) {
-        let pieces_table = matches!(self.table, Memory::Pieces(_));
-        for child in children.iter_mut().filter(|c| c.value == Value::NEW) {
-            self.counters.counts += 1;
-            // A child solved by its count needs the board after its move for its pieces.
-            match self.replies.get(child.hash) {
-                Some(0) if pieces_table => {}
-                Some(replies) => {
-                    child.value = first_value(kind, replies);
-                    continue;
-                }
-                None => {}
-            }
-            self.board.apply_move(child.mv);
-            let replies = count_moves(&self.board, kind.flip()) as Pn;
-            self.replies.put(child.hash, replies);
-            let value = first_value(kind, replies);
-            if pieces_table && replies == 0 {
-                child.pieces =
-                    super::solved::leaf_pieces(&self.board, &self.rule, kind.flip(), value, &[]);
-            }
-            child.value = value;
-            self.board
-                .undo_move(child.mv)
-                .expect("undo of the move just made");
-        }
-    }
-
     /// Select: one scan of the frame ([`select::select`]) gives the node's value; returns
     /// when a threshold is reached, else descends into the best child.
     fn select(&mut self) -> State {
-        let frame = &self.frames[self.depth];
+        let record = self.path.record(self.depth);
+        let frame = self.frames.frame(self.depth);
         if let Some(hook) = &mut self.on_select {
-            hook(
-                self.depth,
-                frame.kind,
-                frame.th_pn,
-                frame.th_dn,
-                &frame.children,
-            );
+            hook(self.depth, record.kind, record.th_pn, record.th_dn, frame);
         }
-        let children = frame.children.iter().map(|c| (encode_move(c.mv), &c.value));
-        match select::select(frame.kind, frame.th_pn, frame.th_dn, children).selection {
+        let children = frame.iter().map(|c| (encode_move(c.mv), &c.value));
+        match select::select(record.kind, record.th_pn, record.th_dn, children).selection {
             Selection::Return(value) => State::Return(value),
             Selection::Descend {
                 index,
@@ -367,10 +303,10 @@ impl<'a> Machine<'a> {
             return Err(Reason::Stopped);
         }
         debug_assert!(self.depth + 1 < self.config.max_plies, "a frame per ply");
-        let frame = &mut self.frames[self.depth];
-        frame.best = index;
-        let Child { mv, hash, .. } = frame.children[index];
-        let kind = frame.kind.flip();
+        let record = self.path.record_mut(self.depth);
+        record.best = index;
+        let kind = record.kind.flip();
+        let Child { mv, hash, .. } = self.frames.frame(self.depth)[index];
         self.board.apply_move(mv);
         self.counters.nodes += 1;
         debug_assert_eq!(hash, Keys::get().hash(&self.board), "incremental hash");
@@ -392,12 +328,12 @@ impl<'a> Machine<'a> {
         let bounded = v.dn == 0 && v.bounded;
         let (key, hand) = match &mut self.table {
             Memory::Plies(table) => {
-                let key = Keys::get().table_key(self.frames[d].hash, left);
+                let key = Keys::get().table_key(self.path.hash(d), left);
                 table.store(key, v.pn, v.dn, v.len, bounded);
                 (key, EMPTY)
             }
             Memory::Pieces(table) => {
-                let probe = self.rule.probe(&self.board, self.frames[d].hash, left);
+                let probe = self.rule.probe(&self.board, self.path.hash(d), left);
                 table.store(probe, v.pn, v.dn, v.len, bounded, pieces);
                 (probe.key, kept_hand(v.pn, v.dn, probe.hand, pieces))
             }
@@ -421,11 +357,12 @@ impl<'a> Machine<'a> {
         if matches!(self.table, Memory::Plies(_)) || (v.pn != 0 && v.dn != 0) {
             return EMPTY;
         }
-        let frame = &self.frames[self.depth];
-        if frame.children.is_empty() {
-            return frame.pieces;
+        let record = self.path.record(self.depth);
+        let frame = self.frames.frame(self.depth);
+        if frame.is_empty() {
+            return record.pieces;
         }
-        super::solved::node_pieces(&self.board, &self.rule, frame.kind, v, &frame.children)
+        node_pieces(&self.board, &self.rule, record.kind, v, frame)
     }
 
     /// Return: the move is taken back and the parent's frame takes the child's value, its
@@ -435,8 +372,8 @@ impl<'a> Machine<'a> {
             v.rep = REP_NONE;
         }
         self.depth -= 1;
-        let frame = &mut self.frames[self.depth];
-        let child = &mut frame.children[frame.best];
+        let best = self.path.record(self.depth).best;
+        let child = self.frames.child_mut(self.depth, best);
         self.board
             .undo_move(child.mv)
             .expect("undo of the move just made");
@@ -450,128 +387,4 @@ impl<'a> Machine<'a> {
 /// the repeated position is this node or below it (or there is none).
 fn final_at(rep: u16, d: usize) -> bool {
     usize::from(rep) >= d
-}
-
-/// The node EXPAND works on: its ply, the plies left at the root, its hash.
-#[derive(Debug, Clone, Copy)]
-pub struct Node {
-    /// The ply of the node (0: the root).
-    pub ply: usize,
-    /// Plies left at the root (the node has `root_left - ply`).
-    pub root_left: u32,
-    /// The node's position hash.
-    pub hash: u64,
-}
-
-/// EXPAND of the node `node` of `kind` in `board` (docs/search.md, "Child frames and the
-/// state machine"), as the machine and the chip do it: its move list into `moves`, then
-/// the child limit, the terminal cases and the no-plies-left case in this order; otherwise
-/// every child into `children` (cleared first) in stream order with its hash and value: a
-/// repetition of the path's hash `path(q)` at ply q = d - 1, d - 3, ... (`(INF, 0)` with
-/// `rep = q`), else one probe of `table` (counted in `probes`) with the child's table key,
-/// its entry or [`Value::NEW`]. `Ok(Some(value))`: the node returns that value at once;
-/// `Ok(None)`: the frame is filled (go to SELECT).
-#[allow(clippy::too_many_arguments)]
-pub fn expand(
-    board: &Board,
-    kind: Kind,
-    node: Node,
-    path: impl Fn(usize) -> u64,
-    table: &Table,
-    max_children: usize,
-    moves: &mut Vec<Move>,
-    children: &mut Vec<Child>,
-    probes: &mut u64,
-) -> Result<Option<Value>, Reason> {
-    let keys = Keys::get();
-    expand_with(
-        board,
-        kind,
-        node,
-        path,
-        max_children,
-        moves,
-        children,
-        probes,
-        |hash, _| {
-            let left = node.root_left - node.ply as u32;
-            table
-                .lookup(keys.table_key(hash, left - 1))
-                .map(|f| (Value::found(f.pn, f.dn, f.len, f.bounded), EMPTY))
-        },
-    )
-}
-
-/// [`expand`](fn@expand) with the table read by `probe` (the child's hash and move: its
-/// value and pieces, if an entry applies).
-#[allow(clippy::too_many_arguments)]
-pub fn expand_with(
-    board: &Board,
-    kind: Kind,
-    node: Node,
-    path: impl Fn(usize) -> u64,
-    max_children: usize,
-    moves: &mut Vec<Move>,
-    children: &mut Vec<Child>,
-    probes: &mut u64,
-    mut probe: impl FnMut(u64, Move) -> Option<(Value, Hand)>,
-) -> Result<Option<Value>, Reason> {
-    children.clear();
-    node_moves(board, kind, moves);
-    if moves.len() > max_children {
-        return Err(Reason::ChildLimit {
-            children: moves.len(),
-            max_children,
-        });
-    }
-    if moves.is_empty() {
-        return Ok(Some(match kind {
-            Kind::Or => Value::NO_CHECK,
-            Kind::And => Value::PROVEN_LEAF,
-        }));
-    }
-    let d = node.ply;
-    let left = node.root_left - d as u32;
-    if left == 0 {
-        return Ok(Some(Value::NO_PLY_LEFT));
-    }
-    let keys = Keys::get();
-    let parent = node.hash;
-    for &mv in moves.iter() {
-        let hash = keys.after(board, parent, mv);
-        // The path's positions with the child's side to move: plies d - 1, d - 3, ...
-        let repeated = (0..d).rev().step_by(2).find(|&q| path(q) == hash);
-        let (value, pieces) = if let Some(q) = repeated {
-            let rep = Value {
-                rep: q as u16,
-                ..Value::NO_CHECK
-            };
-            (rep, hands::FULL)
-        } else {
-            *probes += 1;
-            probe(hash, mv).unwrap_or((Value::NEW, EMPTY))
-        };
-        children.push(Child {
-            mv,
-            hash,
-            value,
-            pieces,
-        });
-    }
-    Ok(None)
-}
-
-/// A new child's first value from its replies counted, under a parent of `kind`: none, the
-/// child is solved (a defender mated, an attacker without a check); at an OR node the
-/// defender's number of replies is its proof number.
-fn first_value(kind: Kind, replies: Pn) -> Value {
-    match kind {
-        Kind::Or if replies == 0 => Value::PROVEN_LEAF,
-        Kind::Or => Value {
-            pn: replies,
-            ..Value::NEW
-        },
-        Kind::And if replies == 0 => Value::NO_CHECK,
-        Kind::And => Value::NEW,
-    }
 }

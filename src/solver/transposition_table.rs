@@ -1,6 +1,9 @@
 //! The transposition table: 2^k sets of W ways, indexed by the hash's low bits and
 //! tagged with its high 32 bits, with a deterministic replacement rule (docs/search.md,
-//! "The transposition table").
+//! "The transposition table"). The chip's twin is `hdl/search/transposition_table.spade`
+//! with both switches off (the pieces table, its other modes, is [`super::pieces`]);
+//! `tests/hw_table.rs` compares the two, every lookup's answer and every store's branch
+//! of the replacement rule ([`Placement`]).
 
 use super::values::{INF, Pn, add, narrowed};
 

@@ -1,13 +1,18 @@
 //! The proof and disproof pieces of a solved node (docs/search.md, "Proof and disproof
 //! pieces"): from the node's hands and its children's pieces in the frame, or for a node
-//! EXPAND solves at once, from its move list.
+//! EXPAND solves at once, from its move list. The chip's twin is
+//! `hdl/search/solved_pieces.spade` (the node's own rules, on what SELECT's scan folded,
+//! [`scan_pieces`], which `hdl/search/select.spade` computes and `tests/hw_select.rs`
+//! compares). No test drives the rules alone: `tests/hw_solver.rs` covers them with hand
+//! superiority's searches, every store (the pieces kept) compared with the model's.
 
 use rsshogi::board::Position as Board;
 use rsshogi::types::Move;
 
-use super::hands::{self, FULL, Hand, HandChange, KeyRule};
-use super::machine::Child;
+use super::child_frames::Child;
+use super::hands::{self, FULL, Hand, HandChange};
 use super::moves::Kind;
+use super::position_hash::KeyRule;
 use super::values::Value;
 
 /// The attacker's and the defender's hands at a node of `board`.
