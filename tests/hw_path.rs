@@ -1,7 +1,7 @@
 //! The search path's position on chip (`path_top`): along random lines of play from random
 //! positions, every move applied and then every move taken back must leave the store
 //! holding the reference's position and the hash register holding the model's hash of it
-//! (`Keys::hash`, src/solver/zobrist.rs) and the table key register the model's table key
+//! (`Keys::hash`, src/solver/position_hash.rs) and the table key register the model's table key
 //! under a random rule of each line (`KeyRule::key` without plies, src/solver/hands.rs),
 //! node for node; the undo's reference is rsshogi's
 //! `undo_move`; a load, an apply and an undo take the cycles of docs/search.md. Seed given on
