@@ -42,7 +42,11 @@ fn solve_reads_positions_as_guis_write_them() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let line = &json_lines(&stdout)[0];
-    assert_eq!(line["sfen"], after_usi.as_str(), "{line}");
+    // The position's own SFEN, and the text as given beside it.
+    let sfen = Position::from_usi(&after_usi).unwrap().to_sfen();
+    assert_ne!(sfen, after_usi);
+    assert_eq!(line["sfen"], sfen.as_str(), "{line}");
+    assert_eq!(line["input"], after_usi.as_str(), "{line}");
     assert_eq!(line["result"], "mate", "{line}");
     assert_eq!(line["pv"][0], "G*5b", "{line}");
 
@@ -81,6 +85,24 @@ fn solve_reads_positions_as_guis_write_them() {
     );
 }
 
+/// `--root defender` on a usable position not in check is the option's error, not the
+/// SFEN's; a SFEN that is not usable is still the SFEN's.
+#[test]
+fn a_defender_root_out_of_check_blames_the_option() {
+    let out = solve_on_model(&["--sfen", MATE1, "--root", "defender"], "");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--root defender") && stderr.contains("not in check"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("not a usable position"), "{stderr}");
+    let out = solve_on_model(&["--sfen", "4k4/9/4P4 b G 1", "--root", "defender"], "");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("not a usable position"), "{stderr}");
+}
+
 /// `--json` with `--sfen` gives one JSON line, not the report.
 #[test]
 fn one_position_with_json_is_json() {
@@ -90,6 +112,11 @@ fn one_position_with_json_is_json() {
     let lines = json_lines(&stdout);
     assert_eq!(lines.len(), 1, "{stdout}");
     assert_eq!(lines[0]["sfen"], MATE1);
+    assert!(
+        lines[0].get("input").is_none(),
+        "given as its SFEN: {}",
+        lines[0]
+    );
     assert_eq!(lines[0]["engine"], "model");
     assert_eq!(lines[0]["pv"][0], "G*5b");
     // A position that is not usable: its JSON error line, exit 1.
@@ -329,4 +356,33 @@ fn help_names_root_and_suite() {
         assert!(help.contains(option), "--help names {option}:\n{help}");
     }
     assert!(!help.contains("--engine reference"), "{help}");
+}
+
+/// The help says what the tasks do today: the solver beside the generator, and `run`'s
+/// solves; `run` without a board says how to name one or to simulate it.
+#[test]
+fn the_help_names_the_solver_and_run_names_its_board() {
+    let help = |args: &[&str]| {
+        let out = Command::new(xtask()).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        text(&out.stdout)
+    };
+    let top = help(&["--help"]);
+    assert!(
+        top.contains("df-pn") && top.contains("run --sim --solve"),
+        "{top}"
+    );
+    let run = help(&["run", "--help"]);
+    assert!(run.contains("--solve") && run.contains("--sim"), "{run}");
+
+    let out = Command::new(xtask())
+        .args(["run", "--solve", "--sfen", MATE1])
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--port") && stderr.contains("--sim"),
+        "{stderr}"
+    );
 }

@@ -216,9 +216,24 @@ pub fn allocate<E: Default + Clone>(index_bits: u32, ways: usize) -> Result<Vec<
     Ok(table)
 }
 
-/// The bytes of a table of `entries` entries.
-pub fn table_bytes(entries: u64) -> u64 {
-    entries.saturating_mul(std::mem::size_of::<Entry>() as u64)
+impl TableTooLarge {
+    /// The largest table of `ways` times a power of two entries, fewer than the ones
+    /// refused, whose entries (of the refused table's size) fit in the memory available;
+    /// `None` when the memory is not known or not even one set fits.
+    pub fn fitting(&self, ways: u64) -> Option<u64> {
+        let free = self.available?;
+        let per_entry = (self.bytes / self.entries.max(1)).max(1);
+        let fits =
+            |entries: u64| entries < self.entries && entries.saturating_mul(per_entry) <= free;
+        let mut entries = ways.max(1);
+        if !fits(entries) {
+            return None;
+        }
+        while fits(entries.saturating_mul(2)) {
+            entries *= 2;
+        }
+        Some(entries)
+    }
 }
 
 impl Table {
@@ -324,6 +339,28 @@ impl Table {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_table_that_fits_is_smaller_than_the_one_refused() {
+        let refused = |entries: u64, per_entry: u64, free: u64| super::TableTooLarge {
+            entries,
+            bytes: entries * per_entry,
+            available: Some(free),
+        };
+        // More bytes than the memory available: the largest power of two that fits.
+        assert_eq!(refused(1 << 20, 32, 5 << 20).fitting(4), Some(1 << 17));
+        // Refused although its bytes fit (an allocation that failed): a smaller one.
+        assert_eq!(refused(1 << 20, 32, 1 << 30).fitting(4), Some(1 << 19));
+        // Ways that are not a power of two.
+        assert_eq!(refused(3 << 10, 100, 200_000).fitting(3), Some(3 << 9));
+        // Not even one set, or the memory unknown: nothing to suggest.
+        assert_eq!(refused(1 << 10, 64, 100).fitting(4), None);
+        let unknown = super::TableTooLarge {
+            available: None,
+            ..refused(1 << 10, 64, 0)
+        };
+        assert_eq!(unknown.fitting(4), None);
+    }
+
     use super::*;
     use crate::solver::values::TABLE_MAX;
 

@@ -121,10 +121,12 @@ Tasks in detail:
           the Verilog (the report's grouping) or by lists of cells (--groups DIR of
           ff-GROUP.txt files): flip-flops, the deepest, and how many sit behind more than
           5, 6, 7 and 8 levels, with the report's delay model. Seconds; no tools run.
-  run     Move lists from the chip through its host link (docs/protocol.md), with the
-          driver the tests use: --port /dev/ttyUSB0 on a board (baud from swim.toml), or
-          --sim on the simulated board top. --sfen or --positions FILE; --check compares
-          with the reference (exit 1 on a difference); --status prints the chip's status.
+  run     The chip through its host link (docs/protocol.md), with the driver the tests
+          use: --port /dev/ttyUSB0 on a board (baud from swim.toml), or --sim on the
+          simulated board top. --sfen or --positions FILE: their move lists, --check
+          compares them with the reference (exit 1 on a difference); --status prints the
+          chip's status; --solve solves them (or the suite) on the board's search, as
+          `solve` answers.
 
 Examples:
   cargo xtask setup
@@ -143,9 +145,11 @@ Examples:
   cargo xtask depth --limit 40
   cargo xtask depth build/channel-cone/flow.json --groups build/channel-cone
   cargo xtask run --port /dev/ttyUSB0 --check --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'
-  cargo xtask run --sim --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'";
+  cargo xtask run --sim --sfen '4k4/9/4P4/9/9/9/9/9/9 b G 1'
+  cargo xtask run --sim --solve --shortest";
 
-/// Project tasks of the tsume-shogi move generator: toolchain, Verilog, lint, tests, simulation.
+/// Project tasks of the tsume-shogi processor (its move generator and df-pn search on chip):
+/// toolchain, Verilog, lint, tests, simulation, solving, the board and the FPGA flow.
 #[derive(Debug, Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask", after_long_help = TASKS)]
 struct Cli {
@@ -181,7 +185,8 @@ enum Task {
     Bench(bench::BenchArgs),
     /// Bitstream for an ECP5 board (yosys, nextpnr-ecp5, ecppack) with a resource/timing report.
     Bitstream(tsume_fpga::BitstreamArgs),
-    /// Move lists from the chip over its host link: a board's serial port or the simulation.
+    /// The chip over its host link, a board's serial port or the simulated board top: move
+    /// lists, or solves on the board's search (--solve).
     Run(run::RunArgs),
     /// Every block of the chip placed and routed alone: its LUT4, FF and Fmax.
     BlockFmax(tsume_fpga::BlockFmaxArgs),

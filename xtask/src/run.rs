@@ -26,8 +26,8 @@ use tsume::project::manifest::Manifest;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Serial port of the board's USB-serial adapter, e.g. /dev/ttyUSB0.
-    #[arg(long, value_name = "PORT", required_unless_present = "sim")]
+    /// Serial port of the board's USB-serial adapter, e.g. /dev/ttyUSB0 (or --sim).
+    #[arg(long, value_name = "PORT")]
     pub port: Option<String>,
     /// Talk to the simulated board top (solver_link_top in Verilator) instead of a serial
     /// port.
@@ -114,6 +114,13 @@ fn read_positions(args: &RunArgs) -> Result<Vec<Input>> {
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {
+    if args.port.is_none() && !args.sim {
+        return Err(Failure::error(
+            2,
+            "run: no board: give --port PORT (the board's USB-serial port, e.g. /dev/ttyUSB0), \
+             or --sim to talk to the simulated board top (no board needed)",
+        ));
+    }
     let root = util::project_root();
     let manifest = Manifest::load(&root)?;
     let (board_name, board) = manifest.board(args.board.as_deref())?;
@@ -169,7 +176,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         let port = args
             .port
             .as_deref()
-            .expect("clap requires --port without --sim");
+            .expect("run checks for --port or --sim first");
         let baud = args.baud.unwrap_or(board.baud);
         let serial = SerialTransport::open(port, baud)?;
         eprintln!(

@@ -25,7 +25,7 @@ use tsume::input::{Input, catch, parse, read_positions};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
 use tsume::solver::modes::parse_modes;
-use tsume::solver::transposition_table::{TableTooLarge, table_bytes};
+use tsume::solver::transposition_table::TableTooLarge;
 use tsume::solver::{
     Config, Limits, Outcome, Reason, Root, SearchResult, Searcher, Solver, solve_on,
 };
@@ -94,10 +94,11 @@ pub struct SolveArgs {
     /// comments skipped; a file with none is an error); `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     pub positions: Option<PathBuf>,
-    /// One JSON object per position and line (with --sfen too): {"sfen", "engine" (chip or
-    /// model), "root", "result", "pv", "plies", "nodes", "expansions", "probes", "stores"}
-    /// (+ "proven_shortest" for a mate, "cycles" on the chip, "reason" for unknown), or
-    /// {"sfen", "error"}.
+    /// One JSON object per position and line (with --sfen too): {"sfen" (the position's full
+    /// SFEN), "engine" (chip or model), "root", "result", "pv", "plies", "nodes",
+    /// "expansions", "probes", "stores"} (+ "input" where the position was given otherwise,
+    /// "proven_shortest" for a mate, "cycles" on the chip, "reason" for unknown), or
+    /// {"sfen" (as given), "error"}.
     #[arg(long)]
     pub json: bool,
     /// The problem suite to run when neither --sfen nor --positions is given.
@@ -331,7 +332,7 @@ fn positions(
                 }
             )
         }
-        None => format!("the SFEN {:?} is not a usable position", inputs[0].sfen),
+        None => unsolved(&inputs[0].sfen, "its error is in the JSON line"),
     };
     Err(Failure::error(1, message))
 }
@@ -349,15 +350,9 @@ fn table_error(e: &TableTooLarge, config: Config, tt_entries: Option<usize>) -> 
         Some(n) => format!("--tt-entries {n}"),
         None => "the table of swim.toml [search]".to_string(),
     };
-    let fix = match e.available {
-        Some(free) if table_bytes(config.tt_ways as u64) <= free => {
-            let mut entries = config.tt_ways as u64;
-            while table_bytes(entries * 2) <= free {
-                entries *= 2;
-            }
-            format!("give --tt-entries {entries} or fewer")
-        }
-        _ => "give fewer --tt-entries".to_string(),
+    let fix = match e.fitting(config.tt_ways as u64) {
+        Some(entries) => format!("give --tt-entries {entries} or fewer"),
+        None => "give fewer --tt-entries".to_string(),
     };
     Failure::error(1, format!("{asked}: {e}; {fix}"))
 }
@@ -405,6 +400,17 @@ fn configure(base: Config, tt_entries: Option<usize>, max_plies: Option<usize>) 
     Ok(config)
 }
 
+/// The message of a position `text` that gave no answer for `error`: the SFEN is blamed
+/// only when it is not a usable position, not when the options ask what a usable one
+/// cannot be (`--root defender` on a position not in check).
+fn unsolved(text: &str, error: &str) -> String {
+    if parse(text).is_ok() {
+        format!("the position {text:?}: {error}")
+    } else {
+        format!("the SFEN {text:?} is not a usable position: {error}")
+    }
+}
+
 /// A solved position: the outcome, its wall time, and on the chip its cycles.
 pub struct Solved {
     pub pos: Position,
@@ -442,19 +448,20 @@ fn one(
     asked: Asked,
     engine: &mut Engine,
 ) -> Result<()> {
-    let solved = engine.solve(text, limits).map_err(|error| {
-        Failure::error(
-            1,
-            format!("the SFEN {text:?} is not a usable position: {error}"),
-        )
-    })?;
+    let solved = engine
+        .solve(text, limits)
+        .map_err(|error| Failure::error(1, unsolved(text, &error)))?;
     let o = &solved.outcome;
     let c = &o.counters;
     let mut out = solved.pos.diagram();
     if !out.ends_with('\n') {
         out.push('\n');
     }
-    out.push_str(&format!("sfen:   {text}\n"));
+    let sfen = solved.pos.to_sfen();
+    out.push_str(&format!("sfen:   {sfen}\n"));
+    if text.trim() != sfen {
+        out.push_str(&format!("input:  {}\n", text.trim()));
+    }
     out.push_str(&format!(
         "root:   the side to move is the {}\n",
         output::root_word(o.root)

@@ -131,7 +131,12 @@ fn is_zero(n: &u64) -> bool {
 pub struct JsonAnswer<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<&'a str>,
-    pub sfen: &'a str,
+    /// The position solved, as a full SFEN.
+    pub sfen: String,
+    /// The position as given, where it is not that SFEN (`position startpos moves ...`,
+    /// a SFEN without its move number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<&'a str>,
     pub engine: &'static str,
     pub root: &'static str,
     pub result: &'static str,
@@ -157,9 +162,11 @@ pub struct JsonAnswer<'a> {
 impl<'a> JsonAnswer<'a> {
     pub fn new(id: Option<&'a str>, sfen: &'a str, solved: &Solved, asked: Asked) -> Self {
         let outcome = &solved.outcome;
+        let full = solved.pos.to_sfen();
         JsonAnswer {
             id,
-            sfen,
+            input: (sfen.trim() != full).then_some(sfen),
+            sfen: full,
             engine: if solved.cycles.is_some() {
                 "chip"
             } else {
