@@ -649,6 +649,34 @@ fn the_board_without_a_port_is_refused() {
             .any(|l| l.contains("/nonexistent/ttyUSB9") && l.contains("cannot open")),
         "{lines:?}"
     );
+    // A port that failed is opened again when BoardPort is set again: first missing, then
+    // there (a plain file, no serial port: another error, so a new attempt).
+    let port = std::env::temp_dir().join(format!("tsume-usi-port-{}", std::process::id()));
+    let _ = std::fs::remove_file(&port);
+    e.send(&format!(
+        "setoption name BoardPort value {}",
+        port.display()
+    ));
+    e.send("go mate 10000");
+    let missing = e.until("checkmate", PATIENCE);
+    assert!(
+        missing.iter().any(|l| l.contains("No such file")),
+        "{missing:?}"
+    );
+    std::fs::write(&port, b"").unwrap();
+    e.send(&format!(
+        "setoption name BoardPort value {}",
+        port.display()
+    ));
+    e.send("go mate 10000");
+    let there = e.until("checkmate", PATIENCE);
+    std::fs::remove_file(&port).ok();
+    assert_eq!(there.last().unwrap(), "checkmate timeout", "{there:?}");
+    assert!(
+        there.iter().any(|l| l.contains("cannot open"))
+            && !there.iter().any(|l| l.contains("No such file")),
+        "the port opened again: {there:?}"
+    );
     e.send("setoption name Engine value model");
     e.send("go mate 10000");
     let lines = e.until("checkmate", PATIENCE);

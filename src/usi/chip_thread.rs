@@ -107,6 +107,9 @@ pub struct ChipThread {
     jobs: Option<Sender<Job>>,
     /// Set once the chip is built (or its build failed) and it takes solves.
     ready: Arc<AtomicBool>,
+    /// Set when the chip could not be built or the board not reached: the thread then
+    /// answers every solve with that error, and a new thread must be started to try again.
+    failed: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -119,15 +122,24 @@ impl ChipThread {
         let (jobs, inbox) = mpsc::channel();
         let ready = Arc::new(AtomicBool::new(false));
         let built = ready.clone();
+        let failed = Arc::new(AtomicBool::new(false));
+        let failing = failed.clone();
         let thread = thread::Builder::new()
             .name("tsume-chip".to_string())
-            .spawn(move || run(&target, config, &inbox, &built))
+            .spawn(move || run(&target, config, &inbox, &built, &failing))
             .expect("the chip's thread starts");
         ChipThread {
             jobs: Some(jobs),
             ready,
+            failed,
             thread: Some(thread),
         }
+    }
+
+    /// Whether the chip could not be built or the board not reached (its solves all answer
+    /// that error).
+    pub fn failed(&self) -> bool {
+        self.failed.load(Ordering::Acquire)
     }
 
     /// A handle for a worker thread.
@@ -200,8 +212,15 @@ impl ChipHandle {
 
 /// The chip's thread: builds the chip or connects to the board, then solves the jobs until
 /// the session ends.
-fn run(target: &ChipTarget, config: Config, inbox: &Receiver<Job>, ready: &AtomicBool) {
+fn run(
+    target: &ChipTarget,
+    config: Config,
+    inbox: &Receiver<Job>,
+    ready: &AtomicBool,
+    failed: &AtomicBool,
+) {
     let fail = |error: String| {
+        failed.store(true, Ordering::Release);
         ready.store(true, Ordering::Release);
         for job in inbox {
             let _ = job.reply.send(Err(error.clone()));

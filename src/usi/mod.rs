@@ -409,9 +409,10 @@ impl<W: Write + Send + 'static> Session<W> {
         }
     }
 
-    /// Starts the chip's thread that `Engine` (and `BoardPort`) ask for, unless it runs:
-    /// the chip is built (or loaded from marlin's cache), or the board connected, in the
-    /// background; the first `go mate` waits for it.
+    /// Starts the chip's thread that `Engine` (and `BoardPort`) ask for, unless it runs and
+    /// has not failed (a board unplugged, a port that could not be opened: setting the
+    /// option again tries again): the chip is built (or loaded from marlin's cache), or the
+    /// board connected, in the background; the first `go mate` waits for it.
     fn start_chip(&mut self) -> anyhow::Result<()> {
         let target = match self.options.engine {
             Engine::Model => return Ok(()),
@@ -442,7 +443,7 @@ impl<W: Write + Send + 'static> Session<W> {
         if self
             .chip
             .as_ref()
-            .is_some_and(|(running, _)| *running == target)
+            .is_some_and(|(running, thread)| *running == target && !thread.failed())
         {
             return Ok(());
         }
