@@ -76,6 +76,16 @@ pub fn read_positions(file: &Path) -> Result<Vec<Input>> {
     positions_of(&name, bytes)
 }
 
+/// The positions a command is given: `--sfen`'s words as one position, else the lines of
+/// `--positions`' file; `None` when neither is given.
+pub fn given(sfen: Option<&[String]>, positions: Option<&Path>) -> Result<Option<Vec<Input>>> {
+    match (sfen, positions) {
+        (Some(words), _) => Ok(Some(vec![Input::line(0, &words.join(" "))])),
+        (None, Some(file)) => read_positions(file).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
 /// The position lines of `bytes`, the content of the file `name` (see [`read_positions`]).
 pub fn positions_of(name: &str, bytes: Vec<u8>) -> Result<Vec<Input>> {
     let text = String::from_utf8(bytes).map_err(|e| {

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
-use tsume::input::{Input, parse, read_positions};
+use tsume::input::{given, parse};
 use tsume::mate::{mate_length_nodes, mating_moves};
 use tsume::position::Position;
 use tsume::reference::tsume_moves;
@@ -47,11 +47,8 @@ fn odd_plies(text: &str) -> Result<u32, String> {
 }
 
 pub fn run(args: &AnalyseArgs) -> Result<()> {
-    let inputs = match (&args.sfen, &args.positions) {
-        (Some(words), _) => vec![Input::line(0, &words.join(" "))],
-        (None, Some(file)) => read_positions(file)?,
-        (None, None) => unreachable!("clap requires --sfen or --positions"),
-    };
+    let inputs = given(args.sfen.as_deref(), args.positions.as_deref())?
+        .expect("clap requires --sfen or --positions");
     let mut out = std::io::stdout().lock();
     let mut invalid = 0;
     for (i, input) in inputs.iter().enumerate() {

@@ -104,13 +104,8 @@ impl RunArgs {
 }
 
 fn read_positions(args: &RunArgs) -> Result<Vec<Input>> {
-    if let Some(words) = &args.sfen {
-        return Ok(vec![Input::line(0, &words.join(" "))]);
-    }
-    if let Some(file) = &args.positions {
-        return tsume::input::read_positions(file);
-    }
-    Ok(Vec::new())
+    let given = tsume::input::given(args.sfen.as_deref(), args.positions.as_deref())?;
+    Ok(given.unwrap_or_default())
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use tsume::chip::solver::{ChipSearcher, Cycles, OnChip, SolverTop, Walked};
-use tsume::input::{Input, catch, parse, read_positions};
+use tsume::input::{Input, catch, given, parse};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
 use tsume::solver::modes::parse_modes;
@@ -165,11 +165,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         crate::sim::check_writable(vcd)?;
     }
     // The positions are read, and the geometry checked, before any model is built.
-    let inputs = match (&args.sfen, &args.positions) {
-        (Some(words), _) => Some(vec![Input::line(0, &words.join(" "))]),
-        (None, Some(file)) => Some(read_positions(file)?),
-        (None, None) => None,
-    };
+    let inputs = given(args.sfen.as_deref(), args.positions.as_deref())?;
     let config = geometry(args, base, inputs.is_some(), on_chip)?;
     let runtime: SpadeRuntime;
     let mut chip = None;
@@ -459,8 +455,8 @@ fn one(
     }
     let sfen = solved.pos.to_sfen();
     out.push_str(&format!("sfen:   {sfen}\n"));
-    if text.trim() != sfen {
-        out.push_str(&format!("input:  {}\n", text.trim()));
+    if let Some(given) = output::given_otherwise(text, &sfen) {
+        out.push_str(&format!("input:  {given}\n"));
     }
     out.push_str(&format!(
         "root:   the side to move is the {}\n",

@@ -126,6 +126,14 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// The position as given, `text`, where it is not its full SFEN `sfen` (`position
+/// startpos moves ...`, a SFEN without its move number); what the report's `input:` line
+/// and the JSON's `input` field show.
+pub fn given_otherwise<'a>(text: &'a str, sfen: &str) -> Option<&'a str> {
+    let text = text.trim();
+    (text != sfen).then_some(text)
+}
+
 /// The JSON object of one answer.
 #[derive(Serialize)]
 pub struct JsonAnswer<'a> {
@@ -165,7 +173,7 @@ impl<'a> JsonAnswer<'a> {
         let full = solved.pos.to_sfen();
         JsonAnswer {
             id,
-            input: (sfen.trim() != full).then_some(sfen),
+            input: given_otherwise(sfen, &full),
             sfen: full,
             engine: if solved.cycles.is_some() {
                 "chip"
