@@ -42,6 +42,21 @@ def modules(path):
     return out
 
 
+def canonical(mods, name, instance):
+    """A module's text modulo names: every local identifier by its order of first
+    appearance, every instantiated module as `instance(module)`."""
+    local = {}
+    parts = []
+    for tok in mods[name]:
+        if tok in mods and tok != name:
+            parts.append(instance(tok))
+        elif (tok[0].isalpha() or tok[0] in "_\\") and tok not in KEYWORDS:
+            parts.append("i%d" % local.setdefault(tok, len(local)))
+        else:
+            parts.append(tok)
+    return " ".join(parts)
+
+
 def fingerprints(mods):
     memo = {}
 
@@ -50,16 +65,8 @@ def fingerprints(mods):
             return memo[name]
         if name in stack:
             raise SystemExit(f"recursive module {name}")
-        local = {}
-        parts = []
-        for tok in mods[name]:
-            if tok in mods and tok != name:
-                parts.append("M" + fp(tok, stack + (name,)))
-            elif (tok[0].isalpha() or tok[0] in "_\\") and tok not in KEYWORDS:
-                parts.append("i%d" % local.setdefault(tok, len(local)))
-            else:
-                parts.append(tok)
-        memo[name] = hashlib.sha256(" ".join(parts).encode()).hexdigest()[:16]
+        text = canonical(mods, name, lambda child: "M" + fp(child, stack + (name,)))
+        memo[name] = hashlib.sha256(text.encode()).hexdigest()[:16]
         return memo[name]
 
     for name in mods:
@@ -85,16 +92,7 @@ def roots(mods):
 
 def own_text(mods, name):
     """A module's text modulo names, with every instantiated module a bare `M`."""
-    local = {}
-    parts = []
-    for tok in mods[name]:
-        if tok in mods and tok != name:
-            parts.append("M")
-        elif (tok[0].isalpha() or tok[0] in "_\\") and tok not in KEYWORDS:
-            parts.append("i%d" % local.setdefault(tok, len(local)))
-        else:
-            parts.append(tok)
-    return " ".join(parts)
+    return canonical(mods, name, lambda child: "M")
 
 
 def equiv_script(old_sv, new_sv, pairs):
