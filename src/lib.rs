@@ -21,6 +21,7 @@
 pub mod bus;
 pub mod chip;
 pub mod cover;
+pub mod futile;
 pub mod input;
 pub mod mate;
 pub mod position;

@@ -18,8 +18,9 @@
 //!
 //! [`mate_length`] returns the smallest odd `n` (iterative deepening 1, 3, 5, ...) for which
 //! the attacker forces mate within `n` plies, i.e. the pure minimax mate distance: the
-//! defender always chooses the longest resistance, **useless interpositions included**,
-//! and no tsume-shogi conventions apply (no preference for the shortest main line by
+//! defender always chooses the longest resistance, **useless interpositions included**
+//! ([`mate_length_under`] with [`Rule::Composers`] leaves the futile ones out, the
+//! composers' length), and no other tsume-shogi conventions apply (no preference for the shortest main line by
 //! capture rules, no "the defender holds all remaining pieces" adjustment, no rule about
 //! leftover pieces in the attacker's hand). Repetition (sennichite) is ignored; it cannot
 //! change the distance: along every line of a shortest forced mate the distance left
@@ -37,6 +38,7 @@ use std::collections::HashMap;
 use rsshogi::board::zobrist::ZobristKey;
 use rsshogi::types::Move;
 
+use crate::futile::Rule;
 use crate::position::Position;
 use crate::reference::tsume_moves;
 
@@ -53,13 +55,16 @@ struct Entry {
 struct Search {
     memo: HashMap<ZobristKey, Entry>,
     nodes: u64,
+    /// Which of the defender's replies count.
+    rule: Rule,
 }
 
 impl Search {
-    fn new() -> Self {
+    fn new(rule: Rule) -> Self {
         Search {
             memo: HashMap::new(),
             nodes: 0,
+            rule,
         }
     }
 
@@ -108,7 +113,11 @@ impl Search {
             return known;
         }
         self.nodes += 1;
-        let evasions = tsume_moves(pos).moves;
+        let mut evasions: Vec<Move> = tsume_moves(pos).moves.iter().map(|m| m.mv).collect();
+        if self.rule == Rule::Composers {
+            self.rule
+                .keep_replies(&mut pos.inner().clone_compact(), &mut evasions);
+        }
         let won = if evasions.is_empty() {
             true
         } else if r == 0 {
@@ -116,7 +125,7 @@ impl Search {
         } else {
             evasions
                 .iter()
-                .all(|m| self.attacker(&pos.after(m.mv), r - 1))
+                .all(|&mv| self.attacker(&pos.after(mv), r - 1))
         };
         self.store(key, r, won);
         won
@@ -144,7 +153,14 @@ fn attacker_moves(pos: &Position) -> Vec<Move> {
 /// See the module documentation for the exact definition. An even `max_plies` searches
 /// up to the odd number below it.
 pub fn mate_length(pos: &Position, max_plies: u32) -> Option<u32> {
-    let mut search = Search::new();
+    mate_length_under(pos, max_plies, Rule::EveryInterposition)
+}
+
+/// [`mate_length`] with the defender's replies under `rule`: with [`Rule::Composers`] a
+/// futile interposition is no reply (docs/search.md, "Futile interpositions"), the
+/// length by the composers' rule.
+pub fn mate_length_under(pos: &Position, max_plies: u32, rule: Rule) -> Option<u32> {
+    let mut search = Search::new(rule);
     (1..=max_plies)
         .step_by(2)
         .find(|&d| search.attacker(pos, d))
@@ -154,10 +170,15 @@ pub fn mate_length(pos: &Position, max_plies: u32) -> Option<u32> {
 /// odd), in the reference's order. Empty if there is none. With `plies` equal to
 /// [`mate_length`]'s answer these are the moves that keep the shortest mate.
 pub fn mating_moves(pos: &Position, plies: u32) -> Vec<Move> {
+    mating_moves_under(pos, plies, Rule::EveryInterposition)
+}
+
+/// [`mating_moves`] with the defender's replies under `rule`.
+pub fn mating_moves_under(pos: &Position, plies: u32, rule: Rule) -> Vec<Move> {
     if plies.is_multiple_of(2) {
         return Vec::new();
     }
-    let mut search = Search::new();
+    let mut search = Search::new(rule);
     attacker_moves(pos)
         .into_iter()
         .filter(|&mv| search.defender(&pos.after(mv), plies - 1))
@@ -167,7 +188,7 @@ pub fn mating_moves(pos: &Position, plies: u32) -> Vec<Move> {
 /// How many distinct positions [`mate_length`] expanded (useful to keep the problem
 /// suite cheap to verify).
 pub fn mate_length_nodes(pos: &Position, max_plies: u32) -> (Option<u32>, u64) {
-    let mut search = Search::new();
+    let mut search = Search::new(Rule::EveryInterposition);
     let found = (1..=max_plies)
         .step_by(2)
         .find(|&d| search.attacker(pos, d));

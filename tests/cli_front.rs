@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use common::{
     BEFORE_MATE1, MATE1, TempFile, json_lines, solve_on_model, text, xtask, xtask_with_input,
 };
+use tsume::futile::Rule;
 use tsume::position::Position;
 use tsume::rsshogi::types::Move;
 use tsume::solver::Kind;
@@ -66,8 +67,13 @@ fn solve_reads_positions_as_guis_write_them() {
     assert_eq!(lines[2]["root"], "defender", "{}", lines[2]);
     assert_eq!(lines[2]["result"], "mate", "{}", lines[2]);
     let after_b3c = Position::from_usi(&format!("{MATE3} moves B*3c")).unwrap();
-    check_line(&after_b3c, Kind::And, &moves(&lines[2]["pv"]))
-        .unwrap_or_else(|e| panic!("{e}: {}", lines[2]));
+    check_line(
+        &after_b3c,
+        Kind::And,
+        Rule::EveryInterposition,
+        &moves(&lines[2]["pv"]),
+    )
+    .unwrap_or_else(|e| panic!("{e}: {}", lines[2]));
     assert_eq!(lines[3]["pv"][0], "G*5b", "{}", lines[3]);
 
     // The report of one position names the position it solved.

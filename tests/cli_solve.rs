@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 
 use common::{MATE1, json_lines, solve_on_model, text, xtask, xtask_with_input};
 use serde_json::Value;
+use tsume::futile::Rule;
 use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
 use tsume::rsshogi::types::Move;
@@ -60,7 +61,8 @@ fn one_position_gives_the_board_the_line_and_the_counters() {
     let line: Vec<&str> = field("line:").split_whitespace().collect();
     assert_eq!(line.len(), 3, "{stdout}");
     let pos = Position::from_sfen(&sfen).unwrap();
-    check_line(&pos, Kind::Or, &moves(&line)).unwrap_or_else(|e| panic!("{e}:\n{stdout}"));
+    check_line(&pos, Kind::Or, Rule::EveryInterposition, &moves(&line))
+        .unwrap_or_else(|e| panic!("{e}:\n{stdout}"));
     let nodes = field("nodes:");
     assert!(
         nodes.contains("expansions") && nodes.contains("probes"),
@@ -114,7 +116,8 @@ fn a_bad_line_is_reported_and_the_run_goes_on() {
         assert_eq!(pv.len(), plies, "{line}");
         let pos = Position::from_sfen(line["sfen"].as_str().unwrap()).unwrap();
         assert_eq!(line["root"], "attacker", "{line}");
-        check_line(&pos, Kind::Or, &moves(&pv)).unwrap_or_else(|e| panic!("{e}: {line}"));
+        check_line(&pos, Kind::Or, Rule::EveryInterposition, &moves(&pv))
+            .unwrap_or_else(|e| panic!("{e}: {line}"));
         for counter in ["nodes", "expansions", "probes"] {
             assert!(line[counter].as_u64().unwrap() > 0, "{counter}: {line}");
         }
@@ -173,6 +176,7 @@ fn the_root_side_follows_the_check() {
     check_line(
         &Position::from_sfen(&after).unwrap(),
         Kind::And,
+        Rule::EveryInterposition,
         &moves(&pv),
     )
     .unwrap_or_else(|e| panic!("{e}: {}", lines[0]));

@@ -286,6 +286,8 @@ fn model_expansion(
         ply: d,
         root_left: left + d as u32,
         hash: parent,
+        // The chip's replies: every evasion.
+        rule: tsume::futile::Rule::EveryInterposition,
     };
     let mut frame: Vec<Child> = Vec::new();
     let mut scratch = Vec::new();

@@ -4,6 +4,7 @@
 
 mod common;
 
+use tsume::futile::Rule;
 use tsume::mate::mate_length;
 use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
@@ -107,7 +108,7 @@ fn random_positions_agree_with_the_exhaustive_search() {
                 assert!(out.pv.len() > 5, "{what}: line {}", usi(&out.pv));
             }
             None if out.result == SearchResult::Mate => {
-                let checked = check_line(&pos, Kind::Or, &out.pv);
+                let checked = check_line(&pos, Kind::Or, Rule::EveryInterposition, &out.pv);
                 assert!(
                     checked.is_ok(),
                     "{what}: line {}: {checked:?}",
@@ -306,23 +307,35 @@ fn a_tiny_table_still_answers_right() {
 fn the_line_check_rejects_non_mates() {
     let pos = common::pos(common::MATE1);
     let mv = |s: &str| tsume::rsshogi::types::Move::from_usi(s).unwrap();
-    assert!(check_line(&pos, Kind::Or, &[mv("G*5b")]).is_ok());
-    let e = check_line(&pos, Kind::Or, &[mv("G*9i")]).unwrap_err();
+    assert!(check_line(&pos, Kind::Or, Rule::EveryInterposition, &[mv("G*5b")]).is_ok());
+    let e = check_line(&pos, Kind::Or, Rule::EveryInterposition, &[mv("G*9i")]).unwrap_err();
     assert!(e.contains("not in the reference"), "{e}");
-    let e = check_line(&pos, Kind::Or, &[mv("G*4b")]).unwrap_err();
+    let e = check_line(&pos, Kind::Or, Rule::EveryInterposition, &[mv("G*4b")]).unwrap_err();
     assert!(e.contains("not mate"), "{e}");
-    let e = check_line(&pos, Kind::Or, &[]).unwrap_err();
+    let e = check_line(&pos, Kind::Or, Rule::EveryInterposition, &[]).unwrap_err();
     assert!(e.contains("odd"), "{e}");
-    let e = check_line(&pos, Kind::Or, &[mv("G*5b"), mv("5a5b"), mv("G*5a")]).unwrap_err();
+    let e = check_line(
+        &pos,
+        Kind::Or,
+        Rule::EveryInterposition,
+        &[mv("G*5b"), mv("5a5b"), mv("G*5a")],
+    )
+    .unwrap_err();
     assert!(e.contains("ply 2"), "{e}");
     // From the defender's move: an even line, the attacker's moves at plies 2, 4, ...
-    let e = check_line(&pos, Kind::And, &[]).unwrap_err();
+    let e = check_line(&pos, Kind::And, Rule::EveryInterposition, &[]).unwrap_err();
     assert!(e.contains("not in check"), "{e}");
     // One check in (the gold on 5b, not protected): the king takes it; no line of two.
     let checked = pos.after(mv("G*4b"));
-    let e = check_line(&checked, Kind::And, &[mv("5a4b")]).unwrap_err();
+    let e = check_line(&checked, Kind::And, Rule::EveryInterposition, &[mv("5a4b")]).unwrap_err();
     assert!(e.contains("even"), "{e}");
-    let e = check_line(&checked, Kind::And, &[mv("5a4b"), mv("G*4a")]).unwrap_err();
+    let e = check_line(
+        &checked,
+        Kind::And,
+        Rule::EveryInterposition,
+        &[mv("5a4b"), mv("G*4a")],
+    )
+    .unwrap_err();
     assert!(e.contains("ply 2") || e.contains("not mate"), "{e}");
 }
 
@@ -374,7 +387,8 @@ fn defender_roots_are_one_check_into_a_problem() {
             assert_eq!(out.root, Kind::And, "{what}");
             assert!(out.shortest, "{what}: shortest mode did not complete");
             assert_eq!(out.pv.len() as u32, n - 1, "{what}: line {}", usi(&out.pv));
-            check_line(&after, Kind::And, &out.pv).unwrap_or_else(|e| panic!("{what}: {e}"));
+            check_line(&after, Kind::And, Rule::EveryInterposition, &out.pv)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
         }
         checked += 1;
     }

@@ -26,6 +26,7 @@ use super::transposition_table::Table;
 use super::values::{INF, Pn, REP_NONE, Value};
 use super::{Config, Counters, Reason, StoreRecord};
 use crate::bus::encode_move;
+use crate::futile::Rule;
 
 /// Watches SELECT (tests): the ply, kind, thresholds and children of every frame scanned,
 /// before the scan.
@@ -76,6 +77,8 @@ pub struct Machine<'a> {
     store_log: Option<&'a mut Vec<StoreRecord>>,
     /// The child counts' replies, kept for the children met again.
     replies: ReplyCache,
+    /// Which of the defender's replies are children ([`crate::futile::Rule`]).
+    interpositions: Rule,
 }
 
 impl<'a> Machine<'a> {
@@ -118,7 +121,15 @@ impl<'a> Machine<'a> {
             on_select: None,
             store_log: None,
             replies: ReplyCache::default(),
+            interpositions: Rule::EveryInterposition,
         }
+    }
+
+    /// The same machine, its defender's replies under `rule` (docs/search.md, "Futile
+    /// interpositions").
+    pub fn with_interpositions(mut self, rule: Rule) -> Machine<'a> {
+        self.interpositions = rule;
+        self
     }
 
     /// The same machine, also stopping before its next move once `stop` is set (by
@@ -204,6 +215,7 @@ impl<'a> Machine<'a> {
             ply: d,
             root_left: self.root_left,
             hash: parent,
+            rule: self.interpositions,
         };
         let expanded = match &self.table {
             Memory::Plies(table) => expand(

@@ -13,11 +13,12 @@ use rsshogi::types::Move;
 use super::Reason;
 use super::child_frames::Child;
 use super::hands::{self, EMPTY, Hand};
-use super::moves::{Kind, ReplyCache, count_moves, node_moves};
+use super::moves::{Kind, ReplyCache, count_moves, node_moves_under};
 use super::position_hash::{KeyRule, Keys};
 use super::solved_pieces::leaf_pieces;
 use super::transposition_table::Table;
 use super::values::{Pn, Value};
+use crate::futile::Rule;
 
 /// The node EXPAND works on: its ply, the plies left at the root, its hash.
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +29,9 @@ pub struct Node {
     pub root_left: u32,
     /// The node's position hash.
     pub hash: u64,
+    /// Which of the defender's replies are children (docs/search.md, "Futile
+    /// interpositions"; the chip: every one).
+    pub rule: Rule,
 }
 
 /// EXPAND of the node `node` of `kind` in `board` (docs/search.md, "Child frames and the
@@ -84,7 +88,7 @@ pub fn expand_with(
     mut probe: impl FnMut(u64, Move) -> Option<(Value, Hand)>,
 ) -> Result<Option<Value>, Reason> {
     children.clear();
-    node_moves(board, kind, moves);
+    node_moves_under(board, kind, node.rule, moves);
     if moves.len() > max_children {
         return Err(Reason::ChildLimit {
             children: moves.len(),

@@ -10,9 +10,10 @@
 use rsshogi::board::Position as Board;
 use rsshogi::types::{Move, PieceType};
 
-use super::moves::{Kind, node_moves};
+use super::moves::{Kind, node_moves_under};
 use super::position_hash::Keys;
 use super::{Reason, Searcher};
+use crate::futile::{Rule, mated_by_rule};
 use crate::position::Position;
 use crate::reference::tsume_moves;
 
@@ -71,7 +72,7 @@ pub fn line<S: Searcher + ?Sized>(
                 break;
             }
         }
-        node_moves(&b, kind, &mut moves);
+        node_moves_under(&b, kind, searcher.interpositions(), &mut moves);
         if kind == Kind::And && moves.is_empty() {
             break;
         }
@@ -138,7 +139,7 @@ pub fn line<S: Searcher + ?Sized>(
     }
     let start = Position::from_sfen(&board.to_sfen(None))
         .map_err(|e| Reason::LineRejected(format!("the root does not read back from SFEN: {e}")))?;
-    check_line(&start, root, &line).map_err(Reason::LineRejected)?;
+    check_line(&start, root, searcher.interpositions(), &line).map_err(Reason::LineRejected)?;
     Ok(line)
 }
 
@@ -250,8 +251,9 @@ fn research<S: Searcher + ?Sized>(
 /// of moves from an attacker's root, even from a defender's (which must be in check); the
 /// attacker's each a legal move that gives check (from its list: its checks, or its
 /// evasions when in check), the defender's each a legal evasion, the last position mate
-/// and not by a pawn drop. The error names the ply and the move.
-pub fn check_line(pos: &Position, root: Kind, line: &[Move]) -> Result<(), String> {
+/// (under the composers' `rule`: every evasion left a futile interposition) and not by a
+/// pawn drop. The error names the ply and the move.
+pub fn check_line(pos: &Position, root: Kind, rule: Rule, line: &[Move]) -> Result<(), String> {
     let odd = root == Kind::Or;
     if line.len() % 2 != usize::from(odd) {
         let want = if odd { "odd" } else { "even" };
@@ -288,7 +290,11 @@ pub fn check_line(pos: &Position, root: Kind, line: &[Move]) -> Result<(), Strin
         p = p.after(mv);
     }
     let left = tsume_moves(&p).moves.len();
-    if left != 0 {
+    let mated = match rule {
+        Rule::EveryInterposition => left == 0,
+        Rule::Composers => mated_by_rule(&mut p.inner().clone_compact()),
+    };
+    if !mated {
         return Err(format!(
             "the last position {p} is not mate: the defender has {left} evasions"
         ));

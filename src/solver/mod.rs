@@ -57,6 +57,7 @@ use std::sync::atomic::AtomicBool;
 
 use rsshogi::types::Move;
 
+use crate::futile::{self, LeftOut, Rule};
 use crate::position::Position;
 use controller::{Machine, Memory};
 use pieces::{PieceTable, Probe};
@@ -190,6 +191,12 @@ pub struct Outcome {
     pub root: Kind,
     /// For a mate: whether the line's length is proven minimal (shortest mode completed).
     pub shortest: bool,
+    /// Which of the defender's replies the searches counted (docs/search.md, "Futile
+    /// interpositions").
+    pub rule: Rule,
+    /// For a mate under the composers' rule: the futile interpositions the line left out,
+    /// at each defender's node that has some.
+    pub left_out: Vec<LeftOut>,
     /// The counters.
     pub counters: Counters,
 }
@@ -256,6 +263,11 @@ pub trait Searcher {
     }
     /// The counters of the solve so far.
     fn counters(&self) -> Counters;
+    /// Which of the defender's replies its searches count (docs/search.md, "Futile
+    /// interpositions"): by default every one (the chip's).
+    fn interpositions(&self) -> Rule {
+        Rule::EveryInterposition
+    }
     /// The mating line walked from `board` (a node of `kind` with `left` plies left) by
     /// the searcher itself, as far as it can, with the picks of [`line_walk::line`]; `None`
     /// when it has no walk of its own (the model: the line reads the table).
@@ -286,12 +298,21 @@ pub struct Walk {
 pub fn solve_on<S: Searcher + ?Sized>(searcher: &mut S, pos: &Position, limits: Limits) -> Outcome {
     let board = pos.inner();
     let kind = limits.root.kind(board);
-    let outcome = |result, pv, shortest, s: &S| Outcome {
-        result,
-        pv,
-        shortest,
-        root: kind,
-        counters: s.counters(),
+    let outcome = |result, pv: Vec<Move>, shortest, s: &S| {
+        let rule = s.interpositions();
+        let left_out = match (&result, rule) {
+            (SearchResult::Mate, Rule::Composers) => futile::left_out(board, kind, &pv),
+            _ => Vec::new(),
+        };
+        Outcome {
+            result,
+            pv,
+            shortest,
+            root: kind,
+            rule,
+            left_out,
+            counters: s.counters(),
+        }
     };
     if let Err(reason) = searcher.begin() {
         return outcome(SearchResult::Unknown(reason), vec![], false, searcher);
@@ -363,6 +384,8 @@ pub struct Solver {
     root: Vec<child_frames::Child>,
     /// The stores of the searches, if asked for.
     store_log: StoreLog,
+    /// Which of the defender's replies count.
+    interpositions: Rule,
 }
 
 impl Solver {
@@ -389,6 +412,7 @@ impl Solver {
             stop: None,
             root: Vec::new(),
             store_log: StoreLog::default(),
+            interpositions: Rule::EveryInterposition,
         })
     }
 
@@ -403,6 +427,12 @@ impl Solver {
     /// the limits alone.
     pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
         self.stop = stop;
+    }
+
+    /// Which of the defender's replies count in the solves that follow (docs/search.md,
+    /// "Futile interpositions"); every one until set.
+    pub fn set_interpositions(&mut self, rule: Rule) {
+        self.interpositions = rule;
     }
 
     /// Its geometry.
@@ -443,7 +473,8 @@ impl Searcher for Solver {
         };
         let mut machine = Machine::with_memory(self.config, memory, &mut self.counters, node_limit)
             .with_stop(self.stop.as_deref())
-            .with_store_log(self.store_log.sink());
+            .with_store_log(self.store_log.sink())
+            .with_interpositions(self.interpositions);
         let value = machine.run(board, kind, plies);
         self.root.clear();
         self.root.extend_from_slice(machine.root_children());
@@ -486,6 +517,10 @@ impl Searcher for Solver {
 
     fn counters(&self) -> Counters {
         self.counters
+    }
+
+    fn interpositions(&self) -> Rule {
+        self.interpositions
     }
 }
 

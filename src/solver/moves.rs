@@ -9,6 +9,7 @@ use rsshogi::board::Position as Board;
 use rsshogi::movegen::{ChecksAll, LegalAll, MoveListGen, generate_moves};
 use rsshogi::types::{Color, Move};
 
+use crate::futile::{Rule, is_interposition};
 use crate::stream_order::side_stream_key;
 
 /// Which side a node belongs to.
@@ -50,10 +51,26 @@ pub fn node_moves(board: &Board, kind: Kind, out: &mut Vec<Move>) {
     order_children(board.turn(), out);
 }
 
+/// [`node_moves`] under `rule`: at an AND node under the composers' rule, the futile
+/// interpositions left out ([`crate::futile`]); the order kept.
+pub fn node_moves_under(board: &Board, kind: Kind, rule: Rule, out: &mut Vec<Move>) {
+    node_moves(board, kind, out);
+    if kind == Kind::And
+        && rule == Rule::Composers
+        && out.iter().any(|&mv| is_interposition(board, mv))
+    {
+        let mut b = board.clone_compact();
+        rule.keep_replies(&mut b, out);
+    }
+}
+
 /// Calls `f` with the checks of the attacker to move, in rsshogi's order: the check
 /// generator's moves kept if legal and checking when the attacker is not in check, else
 /// its legal evasions kept if checking (the check generator does not narrow to them).
-fn with_checks<R>(board: &Board, f: impl FnOnce(&mut dyn Iterator<Item = Move>) -> R) -> R {
+pub(crate) fn with_checks<R>(
+    board: &Board,
+    f: impl FnOnce(&mut dyn Iterator<Item = Move>) -> R,
+) -> R {
     let in_check = board.is_in_check();
     let mut list = MoveList::new();
     if in_check {

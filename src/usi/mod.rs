@@ -568,6 +568,8 @@ mod tests {
                 .collect(),
             shortest: true,
             root: crate::solver::Kind::Or,
+            rule: crate::futile::Rule::EveryInterposition,
+            left_out: Vec::new(),
             counters: Counters {
                 nodes: 2000,
                 ..Counters::default()

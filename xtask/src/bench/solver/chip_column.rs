@@ -279,6 +279,8 @@ mod tests {
             pv: vec![],
             root: Kind::Or,
             shortest: false,
+            rule: tsume::futile::Rule::EveryInterposition,
+            left_out: Vec::new(),
             counters: Counters {
                 nodes,
                 ..Counters::default()
