@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -152,7 +152,11 @@ fn a_line_not_proven_shortest_says_so() {
     };
     let proven = field(&["--sfen", MATE3, "--json", "--shortest"]);
     assert_eq!(proven["proven_shortest"], true, "{proven}");
-    let first = field(&["--sfen", MATE3, "--json"]);
+    // Shortest is the default; the last of --shortest and --first-mate counts.
+    assert_eq!(field(&["--sfen", MATE3, "--json"]), proven);
+    let last = field(&["--sfen", MATE3, "--json", "--first-mate", "--shortest"]);
+    assert_eq!(last, proven);
+    let first = field(&["--sfen", MATE3, "--json", "--first-mate"]);
     assert_eq!(first["proven_shortest"], false, "{first}");
     // The mate is found within the node limit, the shorter searches are not all done.
     let nodes = first["nodes"].as_u64().unwrap();
@@ -391,4 +395,103 @@ fn the_help_names_the_solver_and_run_names_its_board() {
         stderr.contains("--port") && stderr.contains("--sim"),
         "{stderr}"
     );
+}
+
+/// The CLI and the USI engine answer a position alike with their defaults (docs/usi.md,
+/// "The same defaults"): shortest mates, no node limit, the same result, line and nodes.
+#[test]
+fn the_cli_and_usi_answer_alike_with_their_defaults() {
+    let mate5 = "7k1/9/5l1g+R/6S2/9/9/9/9/9 b 2Gr2bg3s4n3l18p 1";
+    let nomate = "4k4/9/9/9/9/9/9/9/4K4 b - 1";
+    let positions = [MATE1, MATE3, mate5, nomate];
+    let input: String = positions.iter().map(|p| format!("{p}\n")).collect();
+    let out = solve_on_model(&["--positions", "-", "--json"], &input);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let cli = json_lines(&stdout);
+
+    let mut usi = Command::new(env!("CARGO_BIN_EXE_tsume-usi"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("tsume-usi starts");
+    let mut to = usi.stdin.take().unwrap();
+    let mut from = BufReader::new(usi.stdout.take().unwrap()).lines();
+    for (p, c) in positions.iter().zip(&cli) {
+        writeln!(to, "position sfen {p}\ngo mate infinite").unwrap();
+        to.flush().unwrap();
+        let mut lines = Vec::new();
+        loop {
+            let line = from.next().expect("an answer").unwrap();
+            let done = line.starts_with("checkmate");
+            lines.push(line);
+            if done {
+                break;
+            }
+        }
+        let answer = lines.last().unwrap()["checkmate ".len()..].to_string();
+        let pv: Vec<&str> = c["pv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        match c["result"].as_str().unwrap() {
+            "mate" => {
+                assert_eq!(answer, pv.join(" "), "{p}: {c} / {lines:?}");
+                assert_eq!(c["proven_shortest"], true, "{c}");
+                assert!(
+                    lines
+                        .iter()
+                        .any(|l| l.ends_with("plies, the shortest")
+                            || l.ends_with("ply, the shortest")),
+                    "{p}: {lines:?}"
+                );
+            }
+            "nomate" => assert_eq!(answer, "nomate", "{p}: {lines:?}"),
+            other => panic!("{p}: {other}: {c}"),
+        }
+        let info = lines.iter().find(|l| l.starts_with("info time ")).unwrap();
+        let nodes = info.split_whitespace().skip_while(|&w| w != "nodes").nth(1);
+        assert_eq!(
+            nodes,
+            Some(c["nodes"].to_string().as_str()),
+            "{p}: {c} / {lines:?}"
+        );
+    }
+    writeln!(to, "quit").unwrap();
+    drop(to);
+    assert!(usi.wait().unwrap().success());
+
+    // No node limit by default, as USI's NodeLimit 0.
+    let out = solve_on_model(&["--sfen", MATE3], "");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("; no limit)"), "{stdout}");
+    assert!(stdout.contains("result: mate in 3 (shortest)"), "{stdout}");
+}
+
+/// `--hash MIB` sizes the table as USI's `USI_Hash` does (16-byte entries); it and
+/// `--tt-entries` exclude each other.
+#[test]
+fn hash_sizes_the_table_in_mib_as_usi_hash() {
+    let table = |args: &[&str]| {
+        let args: Vec<&str> = ["--sfen", MATE1].iter().chain(args).copied().collect();
+        let out = solve_on_model(&args, "");
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+        stdout
+            .lines()
+            .find(|l| l.starts_with("table:"))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        table(&["--hash", "16"]),
+        table(&["--tt-entries", "1048576"])
+    );
+    assert!(table(&["--hash", "1"]).contains(" 65536 entries"));
+    let out = solve_on_model(&["--sfen", MATE1, "--hash", "1", "--tt-entries", "8"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = solve_on_model(&["--sfen", MATE1, "--hash", "0"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }

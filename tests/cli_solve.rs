@@ -134,7 +134,10 @@ fn a_bad_line_is_reported_and_the_run_goes_on() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 4, "{stdout}");
-    assert!(lines[0].starts_with("line 2: mate in 1: G*5b"), "{stdout}");
+    assert!(
+        lines[0].starts_with("line 2: mate in 1 (shortest): G*5b"),
+        "{stdout}"
+    );
     assert!(lines[1].starts_with("line 3: error:"), "{stdout}");
     assert!(lines[2].starts_with("line 5: mate in"), "{stdout}");
     assert!(lines[3].starts_with("line 6: no mate"), "{stdout}");
@@ -251,7 +254,7 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
     assert!(stdout.contains("walk:   the line on chip: "), "{stdout}");
     assert!(!stdout.contains(", 0 to the mate"), "{stdout}");
     // A mate in one: one move in one walk, and a JSON line with --sfen --json.
-    let out = solve_on_chip(&["--sfen", MATE1], "");
+    let out = solve_on_chip(&["--sfen", MATE1, "--first-mate"], "");
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(
@@ -489,7 +492,9 @@ fn help_documents_solve_and_its_default_limit() {
         "--json",
         "--nodes",
         "--shortest",
+        "--first-mate",
         "--tt-entries",
+        "--hash",
         "--max-plies",
         "--engine",
         "--vcd",
@@ -499,7 +504,7 @@ fn help_documents_solve_and_its_default_limit() {
             "solve --help lists {option}:\n{help}"
         );
     }
-    assert!(help.contains("Default 1000000"), "{help}");
+    assert!(help.contains("Default: no limit"), "{help}");
 }
 
 #[test]

@@ -582,6 +582,77 @@ fn the_chip_answers_as_the_model() {
     assert!(e.quit(Duration::from_secs(5)).success());
 }
 
+/// `Engine` set during a chip search applies after it: the search still answers `stop`
+/// promptly, `isready` and `quit` are answered, and the next `go mate` searches with the
+/// engine that was set (the board at a port that cannot be opened, then the model).
+#[test]
+fn engine_set_during_a_chip_search_applies_after_it() {
+    let mut e = Engine::start();
+    e.send("setoption name BoardPort value /nonexistent/ttyUSB9");
+    e.send("setoption name Engine value chip");
+    // The chip is built (or loaded from marlin's cache) and searches before the option.
+    let (_, answer, _) = solve(&mut e, MATE1, Duration::from_secs(900));
+    assert_eq!(answer, "G*5b");
+    e.send(&format!("position sfen {HARD}"));
+    e.send("go mate infinite");
+    thread::sleep(Duration::from_millis(300));
+    e.send("setoption name Engine value board");
+    let start = Instant::now();
+    e.send("stop");
+    let lines = e.until("checkmate", Duration::from_secs(5));
+    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string setoption")
+                && l.contains("after the running search")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string chip: ")),
+        "the chip answers the stop: {lines:?}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    e.send("isready");
+    e.until("readyok", Duration::from_secs(5));
+    // The board now: its port cannot be opened.
+    e.send(&format!("position sfen {MATE1}"));
+    e.send("go mate 10000");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate timeout", "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("/nonexistent/ttyUSB9")),
+        "{lines:?}"
+    );
+    // Back to the chip, then the model set during its search.
+    e.send("setoption name Engine value chip");
+    e.send(&format!("position sfen {HARD}"));
+    e.send("go mate infinite");
+    thread::sleep(Duration::from_millis(300));
+    e.send("setoption name Engine value model");
+    e.send("stop");
+    assert_eq!(e.checkmate(Duration::from_secs(5)), "timeout");
+    e.send(&format!("position sfen {MATE1}"));
+    e.send("go mate 10000");
+    let lines = e.until("checkmate", PATIENCE);
+    assert_eq!(lines.last().unwrap(), "checkmate G*5b", "{lines:?}");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info string chip")),
+        "the model answers: {lines:?}"
+    );
+    // A quit during a chip search with an Engine change pending exits.
+    e.send("setoption name Engine value chip");
+    e.send(&format!("position sfen {HARD}"));
+    e.send("go mate infinite");
+    thread::sleep(Duration::from_millis(300));
+    e.send("setoption name Engine value board");
+    assert!(e.quit(Duration::from_secs(5)).success());
+}
+
 /// With the option `option` (`Name value V`) set, `go mate` on `sfen` answers `checkmate
 /// timeout` and gives the reason `reason`.
 fn assert_times_out(e: &mut Engine, option: &str, sfen: &str, reason: &str) {

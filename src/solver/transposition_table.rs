@@ -7,6 +7,13 @@
 
 use super::values::{INF, Pn, add, narrowed};
 
+/// The entries of a table of `mib` MiB (`USI_Hash`, `cargo xtask solve --hash`): the MiB
+/// over the size of an [`Entry`]; the geometry then keeps the largest power-of-two number
+/// of sets of its ways that fits (`Config::with_tt_entries`).
+pub fn entries_in_mib(mib: usize) -> usize {
+    mib.saturating_mul(1 << 20) / std::mem::size_of::<Entry>()
+}
+
 /// One entry (in the chip's way: valid 1, tag 32, pn 24, dn 24, mate length 16, bounded
 /// 1, and a hand of 21 bits that this table leaves unread; pn and dn [`narrowed`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

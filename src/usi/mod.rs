@@ -115,6 +115,9 @@ pub struct Session<W: Write + Send + 'static> {
     chip: Option<(ChipTarget, ChipThread)>,
     /// Where the chip's files are.
     chip_files: ChipFiles,
+    /// An option was set during a search: the chip's thread it asks for is started when
+    /// the engine is idle again (at `isready` or `go`), not under the running search.
+    chip_pending: bool,
 }
 
 impl<W: Write + Send + 'static> Session<W> {
@@ -132,6 +135,7 @@ impl<W: Write + Send + 'static> Session<W> {
             search: None,
             chip: None,
             chip_files: ChipFiles::of_checkout(),
+            chip_pending: false,
         }
     }
 
@@ -152,15 +156,30 @@ impl<W: Write + Send + 'static> Session<W> {
             }
             "isready" => {
                 if self.search.is_none() {
+                    self.start_pending_chip()?;
                     self.solver = self.ready_solver()?;
                 }
                 say(&self.out, &["readyok".to_string()])?;
             }
             "setoption" => {
+                let before = (self.options.engine, self.options.board_port.clone());
                 if let Err(e) = self.options.set(args) {
                     self.error(&e)?;
-                } else {
+                } else if self.search.is_none() {
                     self.start_chip()?;
+                } else {
+                    // The chip's thread serves the running search: it is replaced (or
+                    // started) once the search ends, by the next `isready` or `go`.
+                    self.chip_pending = true;
+                    if before != (self.options.engine, self.options.board_port.clone()) {
+                        say(
+                            &self.out,
+                            &[format!(
+                                "info string setoption {args}: applies after the running search \
+                             (from the next go mate)"
+                            )],
+                        )?;
+                    }
                 }
             }
             "position" => match Position::from_usi(args) {
@@ -224,6 +243,7 @@ impl<W: Write + Send + 'static> Session<W> {
             Ok(pos) => pos.clone(),
             Err(e) => return self.refuse_go(&format!("`go {args}`: {e}")),
         };
+        self.start_pending_chip()?;
         let stop = Arc::new(AtomicBool::new(false));
         if self.options.engine == Engine::Board && self.options.board_port.is_none() {
             return self.refuse_go(
@@ -407,6 +427,15 @@ impl<W: Write + Send + 'static> Session<W> {
         } else {
             self.base
         }
+    }
+
+    /// The chip's thread of an `Engine` or `BoardPort` set during the last search
+    /// ([`Session::start_chip`]), once no search runs.
+    fn start_pending_chip(&mut self) -> anyhow::Result<()> {
+        if self.search.is_some() || !std::mem::take(&mut self.chip_pending) {
+            return Ok(());
+        }
+        self.start_chip()
     }
 
     /// Starts the chip's thread that `Engine` (and `BoardPort`) ask for, unless it runs and

@@ -3,7 +3,6 @@
 use std::time::Duration;
 
 use crate::solver::Config;
-use crate::solver::transposition_table::Entry;
 
 /// Table size of a fresh engine, in MiB (`USI_Hash`).
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -202,7 +201,7 @@ impl Options {
     /// The solver's geometry: `base` (swim.toml) with a table of `USI_Hash` MiB and the
     /// frames of `MaxPlies`.
     pub fn config(&self, base: Config) -> Config {
-        let entries = self.hash_mb.saturating_mul(1 << 20) / std::mem::size_of::<Entry>();
+        let entries = crate::solver::transposition_table::entries_in_mib(self.hash_mb);
         Config {
             max_plies: self.max_plies.unwrap_or(base.max_plies),
             ..base.with_tt_entries(entries)
@@ -253,6 +252,7 @@ impl Go {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::transposition_table::Entry;
 
     #[test]
     fn options_are_set_and_checked() {

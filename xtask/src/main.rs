@@ -72,13 +72,14 @@ Tasks in detail:
           (problems/, or --suite DIR) as a table printed a row as each problem is solved
           (problem, expected, result, plies, nodes, time), on the chip with the model beside
           it; exit 1 on a wrong result (a mate not found within the limit, `nomate` on a
-          mate, a mate shorter than the expected distance or, with --shortest, of another
+          mate, a mate shorter than the expected distance or, in shortest mode, of another
           length) or on a difference between the engines. Long problems (`solve_only` in
           the suite) use their own node limit, table and frames unless the options give
-          them, on the model only. --nodes N (default 1000000 moves made; 0: no limit),
-          --shortest, --tt-entries N (the table; default swim.toml [search]; it must fit in
-          the memory available, else exit 1), --max-plies N (frames); the chip takes
-          swim.toml's sizes or smaller. An option's value out of range exits 2.
+          them, on the model only. The defaults are USI's (docs/usi.md): --nodes N (moves
+          made; default 0: no limit), shortest mates (--first-mate: the first mate the
+          proof gives), --tt-entries N or --hash MIB (the table; default swim.toml [search];
+          it must fit in the memory available, else exit 1), --max-plies N (frames); the
+          chip takes swim.toml's sizes or smaller. An option's value out of range exits 2.
   analyse Positions for new problems of the suite (problems/README.md): for --sfen or each
           line of --positions FILE (- for stdin), whether it is valid, its legal moves, its
           move set by category, the mate length of the exhaustive search (src/mate.rs)
@@ -136,8 +137,8 @@ Examples:
   cargo xtask sim --engine model
   cargo xtask solve --sfen '4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1'
   cargo xtask solve --engine model --sfen 'startpos moves 7g7f 3c3d' --json
-  cargo xtask solve --positions positions.txt --json --shortest
-  cargo xtask solve --shortest
+  cargo xtask solve --positions positions.txt --json
+  cargo xtask solve --first-mate
   cargo xtask solve --engine model --suite problems --root auto
   cargo xtask analyse --plies 7 --sfen '8k/6G2/9/7N1/9/9/9/9/9 b P2r2b3g4s3n4l17p 1'
   cargo xtask bitstream

@@ -72,9 +72,17 @@ pub struct RunArgs {
     /// With --solve: which side the side to move plays, as `solve --root`.
     #[arg(long, value_enum, default_value_t = RootArg::Attacker, requires = "solve")]
     pub root: RootArg,
-    /// With --solve: a shortest mate, as `solve --shortest`.
-    #[arg(long, requires = "solve")]
+    /// With --solve: a shortest mate, as `solve --shortest` (the default).
+    #[arg(long, requires = "solve", overrides_with = "first_mate")]
     pub shortest: bool,
+    /// With --solve: the first mate the proof gives, as `solve --first-mate`.
+    #[arg(
+        long,
+        requires = "solve",
+        overrides_with = "shortest",
+        alias = "no-shortest"
+    )]
+    pub first_mate: bool,
     /// With --solve: a table of fewer entries than the board's, as `solve --tt-entries`.
     #[arg(long, value_name = "N", requires = "solve", allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub tt_entries: Option<usize>,
@@ -96,7 +104,9 @@ impl RunArgs {
             nodes: self.nodes,
             root: self.root,
             shortest: self.shortest,
+            first_mate: self.first_mate,
             tt_entries: self.tt_entries,
+            hash: None,
             max_plies: self.max_plies,
             table: None,
         }

@@ -34,8 +34,10 @@ use crate::util::{self, Failure, count};
 use output::{Asked, JsonAnswer, JsonError, LateBar};
 use tsume::project::manifest::Manifest;
 
-/// The node limit when neither `--nodes` nor a long problem's own limit gives one.
-pub const DEFAULT_NODES: u64 = 1_000_000;
+/// The node limit when neither `--nodes` nor a long problem's own limit gives one: none,
+/// as USI's `NodeLimit` (docs/usi.md, "The same defaults"): a position is answered the same
+/// by both fronts, and a run ends when it has its answer (or is interrupted).
+pub const DEFAULT_NODES: u64 = 0;
 
 /// What searches (`--engine`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -105,8 +107,8 @@ pub struct SolveArgs {
     #[arg(long, value_name = "DIR", conflicts_with_all = ["sfen", "positions"])]
     pub suite: Option<PathBuf>,
     /// Moves made at most per position (every search of its solve counted); beyond it the
-    /// answer is `unknown`. 0: no limit (as USI's NodeLimit). Default 1000000; in the suite
-    /// a long problem's own limit.
+    /// answer is `unknown`. 0: no limit. Default: no limit, as USI's NodeLimit; in the
+    /// suite a long problem's own limit.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = util::whole::<u64>)]
     pub nodes: Option<u64>,
     /// Which side the side to move plays: attacker (it mates, even from check), defender
@@ -114,17 +116,26 @@ pub struct SolveArgs {
     /// defender when in check, else the attacker).
     #[arg(long, value_enum, default_value_t = RootArg::Attacker)]
     pub root: RootArg,
-    /// After a mate, search again within 1, 3, 5, ... plies until one proves it: the line
-    /// is then a shortest mate (its length the minimax distance). When the limits end those
-    /// searches first, the line is answered as not proven shortest.
-    #[arg(long)]
+    /// The default (as USI's Shortest): after a mate, search again within 1, 3, 5, ...
+    /// plies until one proves it: the line is then a shortest mate (its length the minimax
+    /// distance). When the limits end those searches first, the line is answered as not
+    /// proven shortest. --first-mate turns it off; the last of the two given counts.
+    #[arg(long, overrides_with = "first_mate")]
     pub shortest: bool,
+    /// Answer the first mate the proof gives, without the searches of --shortest (as USI's
+    /// Shortest false).
+    #[arg(long, overrides_with = "shortest", alias = "no-shortest")]
+    pub first_mate: bool,
     /// Entries of the transposition table (a power-of-two number of sets of swim.toml's
     /// ways). Default: swim.toml [search] (the chip's table); in the suite a long
     /// problem's own size. Long problems need millions. The chip takes its own size or
     /// fewer sets (a small table that evicts). The table must fit in the memory available.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub tt_entries: Option<usize>,
+    /// The table in MiB, as USI's USI_Hash: MIB x 2^20 bytes over the 16 bytes of an
+    /// entry, in a power-of-two number of sets (--hash 16 is --tt-entries 1048576).
+    #[arg(long, value_name = "MIB", conflicts_with = "tt_entries", value_parser = clap::value_parser!(u32).range(1..))]
+    pub hash: Option<u32>,
     /// Child frames: mates of up to N - 1 plies are searched (2 to 1024). Default:
     /// swim.toml [search] max_plies; in the suite a long problem's own. The chip takes
     /// its own or fewer.
@@ -135,6 +146,20 @@ pub struct SolveArgs {
     /// child_counts) or pieces-counts; the chip takes all but the counts.
     #[arg(long, value_name = "MODE")]
     pub table: Option<String>,
+}
+
+impl SolveArgs {
+    /// Whether the mates are shortest (`--shortest`, the default, or `--first-mate`).
+    pub fn shortest_mode(&self) -> bool {
+        !self.first_mate
+    }
+
+    /// The table's entries asked for: `--tt-entries`, or `--hash` in MiB.
+    pub fn table_entries(&self) -> Option<usize> {
+        self.tt_entries.or(self
+            .hash
+            .map(|mib| tsume::solver::transposition_table::entries_in_mib(mib as usize)))
+    }
 }
 
 pub fn run(args: &SolveArgs) -> Result<()> {
@@ -202,7 +227,7 @@ pub fn geometry(
     if !positions {
         return Ok(None);
     }
-    let config = configure(base, args.tt_entries, args.max_plies)?;
+    let config = configure(base, args.table_entries(), args.max_plies)?;
     if on_chip {
         fit_the_chip(base, config)?;
     }
@@ -291,7 +316,7 @@ fn positions(
     chip: Option<&mut Chip>,
 ) -> Result<()> {
     let asked = Asked {
-        shortest: args.shortest,
+        shortest: args.shortest_mode(),
         chip_plies: chip.as_ref().map(|_| base.max_plies),
     };
     let mut engine = match chip {
@@ -301,7 +326,7 @@ fn positions(
                 .map_err(|why| Failure::error(2, why))?;
             Engine::Chip(chip)
         }
-        None => Engine::Model(model(config, args.tt_entries)?),
+        None => Engine::Model(model(config, args.table_entries())?),
     };
     let limits = limits(args, None);
     if args.sfen.is_some() && !args.json {
@@ -362,7 +387,7 @@ fn limits(args: &SolveArgs, own: Option<u64>) -> Limits {
     };
     Limits {
         nodes,
-        shortest: args.shortest,
+        shortest: args.shortest_mode(),
         root: args.root.root(),
     }
 }

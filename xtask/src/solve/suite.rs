@@ -134,10 +134,10 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
     // A problem beyond the chip's frames is the model's alone: the options' words are the
     // model's.
     let asked = Asked {
-        shortest: args.shortest,
+        shortest: args.shortest_mode(),
         chip_plies: None,
     };
-    let table = Table::new(&problems, clock, args.shortest);
+    let table = Table::new(&problems, clock, args.shortest_mode());
     let mut bar = LateBar::new(problems.len() as u64);
     if !args.json {
         bar.println(&table.header())?;
@@ -150,13 +150,13 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
         let own = p.solve_only;
         let config = configure(
             base,
-            args.tt_entries.or(own.map(|l| l.tt_entries)),
+            args.table_entries().or(own.map(|l| l.tt_entries)),
             args.max_plies.or(own.map(|l| l.max_plies)),
         )
         .with_context(|| format!("problem {}", p.id))?;
         let limits = limits(args, own.map(|l| l.nodes));
         let answer = solvers
-            .of(config, args.tt_entries)
+            .of(config, args.table_entries())
             .and_then(|solver| solve(solver, &p.sfen, limits));
         let on_chip = match (&mut chip, &answer) {
             (Some(c), Ok(_)) if own.is_none() && config == base => {
@@ -204,7 +204,11 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
             dir.display(),
             total.as_secs_f64(),
             output::rate(nodes, total),
-            if args.shortest { ", shortest mode" } else { "" }
+            if args.shortest_mode() {
+                ", shortest mode"
+            } else {
+                ""
+            }
         );
         if let Some(mhz) = clock {
             let on_chip: Vec<&Solved> = rows.iter().filter_map(|r| r.chip.as_ref()).collect();
