@@ -81,7 +81,7 @@ fn malformed_files_name_the_line_and_what_to_write() {
     );
     let e = error_of("bad-hand.kifu");
     assert!(
-        e.contains("line 14 `先手の持駒：歩X`") && e.contains("not a count"),
+        e.contains("line 14 `先手の持駒：歩X`") && e.contains("`X` is not a piece of a hand"),
         "{e}"
     );
     let e = error_of("no-hand-line.kifu");

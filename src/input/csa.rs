@@ -105,7 +105,7 @@ fn read_row(setup: &mut Setup, rank: usize, cells: &str) -> Result<(), String> {
 /// The pieces of a `P+`/`P-` line (`00FU` in hand, `00AL` the rest, `53KI` on a square).
 fn read_pieces(setup: &mut Setup, side: Side, items: &str) -> Result<(), String> {
     let items = items.trim_end();
-    if !items.is_ascii() || items.len() % 4 != 0 || items.is_empty() {
+    if !items.is_ascii() || !items.len().is_multiple_of(4) || items.is_empty() {
         return Err(format!(
             "pieces are four characters each: a square and a piece (`53KI`), `00FU` for one in \
              hand, `00AL` for all the rest ({PIECES_HELP})"
@@ -204,7 +204,7 @@ pub fn parse_csa(text: &str) -> Result<CsaProblem, LineError> {
                     read_row(&mut setup, r + 1, row).expect("the initial position");
                 }
                 let removed = &t[2..];
-                if removed.len() % 4 != 0 || !removed.is_ascii() {
+                if !removed.len().is_multiple_of(4) || !removed.is_ascii() {
                     return Err(err(
                         "`PI` is followed by the pieces taken off, four characters each \
                          (`82HI22KA`)"

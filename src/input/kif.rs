@@ -129,7 +129,10 @@ fn hand_of(value: &str) -> Result<Hand, String> {
         };
         i += 1;
         let start = i;
-        while i < chars.len() && hand_kind(chars[i]).is_none() {
+        let counting = |c: char| {
+            RANKS.contains(&c) || c == '十' || c.is_ascii_digit() || ('０'..='９').contains(&c)
+        };
+        while i < chars.len() && counting(chars[i]) {
             i += 1;
         }
         let written: String = chars[start..i].iter().collect();
@@ -427,7 +430,7 @@ mod tests {
             panic!("not counted")
         };
         assert_eq!(h, [18, 0, 0, 0, 2, 1, 0]);
-        assert!(matches!(hand_of(" なし "), Ok(Hand::Counted([0; 7]))));
+        assert!(matches!(hand_of(" なし "), Ok(Hand::Counted(h)) if h == [0; 7]));
         assert!(matches!(hand_of("残り全部"), Ok(Hand::Rest)));
         let e = hand_of("歩X").err().unwrap();
         assert!(e.starts_with("`X` is not a piece of a hand"), "{e}");
