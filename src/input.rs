@@ -7,7 +7,13 @@
 //! - [`parse`]: the position of an input's text, or what is wrong with it, a panic of the
 //!   position rules included ([`catch`]);
 //! - [`load_suite`]: the problem suite of a folder ([`crate::problems`]), an error saying
-//!   what to give when it holds none.
+//!   what to give when it holds none;
+//! - [`read_problem`]: one problem as composers keep it, a KIF (Shift_JIS), KIFU (UTF-8) or
+//!   CSA file ([`kif`], [`csa`]); [`read_positions`] reads them too, and a folder of them.
+//!
+//! A problem file or a folder's file that cannot be read is an error naming the file and the
+//! line: a file given alone fails the command; in a folder it becomes an [`Input`] with that
+//! error, reported in its place while the other files run (as a bad SFEN line of a file).
 
 use std::io::Read;
 use std::panic::AssertUnwindSafe;
@@ -17,6 +23,10 @@ use anyhow::{Context, Result, anyhow};
 
 use crate::position::Position;
 use crate::problems::Problem;
+
+pub mod csa;
+pub mod kif;
+pub mod setup;
 
 /// One position to run: where it came from and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +38,12 @@ pub struct Input {
     /// The position as given: a SFEN or a position as shogi tools write it
     /// ([`Position::from_usi`]).
     pub sfen: String,
+    /// A problem file's name: the file, and its title where it has one
+    /// (`mate3.kif (一手詰)`); also the label.
+    pub name: Option<String>,
+    /// Why the input is no position (a problem file of a folder that cannot be read); its
+    /// `sfen` is then empty.
+    pub error: Option<String>,
 }
 
 impl Input {
@@ -37,6 +53,8 @@ impl Input {
             label: format!("line {number}"),
             id: None,
             sfen: text.trim().to_string(),
+            name: None,
+            error: None,
         }
     }
 
@@ -46,13 +64,53 @@ impl Input {
             label: problem.id.clone(),
             id: Some(problem.id.clone()),
             sfen: problem.sfen.clone(),
+            name: None,
+            error: None,
+        }
+    }
+
+    /// A problem file's position, named `name`.
+    pub fn named(name: String, sfen: String) -> Input {
+        Input {
+            label: name.clone(),
+            id: None,
+            sfen,
+            name: Some(name),
+            error: None,
+        }
+    }
+
+    /// A file of a folder that cannot be read, labelled `label`, and why.
+    pub fn failed(label: String, error: String) -> Input {
+        Input {
+            label,
+            id: None,
+            sfen: String::new(),
+            name: None,
+            error: Some(error),
+        }
+    }
+
+    /// The input's position ([`parse`]), or what is wrong with it.
+    pub fn position(&self) -> Result<Position, String> {
+        match &self.error {
+            Some(error) => Err(error.clone()),
+            None => parse(&self.sfen),
         }
     }
 }
 
-/// The position lines of a file (or stdin for `-`), numbered from 1; blank lines and `#`
-/// comments skipped; an error when none is left.
+/// The positions of `file`: a problem file (`.kif`, `.kifu`, `.csa`: one problem,
+/// [`read_problem`]), a folder ([`read_folder`]), or a text file (or stdin for `-`) of one
+/// position a line, numbered from 1, blank lines and `#` comments skipped; an error when
+/// none is left.
 pub fn read_positions(file: &Path) -> Result<Vec<Input>> {
+    if file.is_dir() {
+        return read_folder(file);
+    }
+    if Format::of(file).is_some() {
+        return Ok(vec![read_problem(file)?]);
+    }
     let stdin = file == Path::new("-");
     let mut bytes = Vec::new();
     if stdin {
@@ -74,6 +132,137 @@ pub fn read_positions(file: &Path) -> Result<Vec<Input>> {
         file.display().to_string()
     };
     positions_of(&name, bytes)
+}
+
+/// The formats of problem files, by their extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `.kif`: a KIF board diagram, in Shift_JIS (UTF-8 read too).
+    Kif,
+    /// `.kifu`: the same in UTF-8.
+    Kifu,
+    /// `.csa`: a CSA position.
+    Csa,
+}
+
+impl Format {
+    /// The format of a file by its extension (any case).
+    pub fn of(file: &Path) -> Option<Format> {
+        let ext = file.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "kif" => Some(Format::Kif),
+            "kifu" => Some(Format::Kifu),
+            "csa" => Some(Format::Csa),
+            _ => None,
+        }
+    }
+}
+
+/// The text of a problem file's `bytes`: UTF-8, else (for KIF and CSA) Shift_JIS.
+fn decode(format: Format, bytes: &[u8]) -> Result<String, String> {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Ok(text.to_string());
+    }
+    if format == Format::Kifu {
+        return Err(
+            "a .kifu file is UTF-8 text and this one is not: save it as UTF-8, or \
+             name it .kif if it is Shift_JIS"
+                .to_string(),
+        );
+    }
+    let (text, _, bad) = encoding_rs::SHIFT_JIS.decode(bytes);
+    if bad {
+        return Err("neither UTF-8 nor Shift_JIS text: save it in one of them".to_string());
+    }
+    Ok(text.into_owned())
+}
+
+/// The position of a problem file's `bytes` (`format`), named `file` (or its title); an
+/// error (which the caller prefixes with the file) naming the line and what to write when
+/// it cannot be read, or saying why its position is not one of the game
+/// ([`Position::from_sfen`]: two kings of a side, more than 18 pawns).
+pub fn problem_of(file: &str, format: Format, bytes: &[u8]) -> Result<Input, String> {
+    let text = decode(format, bytes)?;
+    let (setup, title) = match format {
+        Format::Kif | Format::Kifu => kif::parse_kif(&text).map(|p| (p.setup, p.title)),
+        Format::Csa => csa::parse_csa(&text).map(|p| (p.setup, p.title)),
+    }
+    .map_err(|e| e.to_string())?;
+    let sfen = setup
+        .to_sfen()
+        .map_err(|e| format!("not a position of the game: {e}"))?;
+    parse(&sfen).map_err(|e| format!("not a position of the game: {e} (read as {sfen})"))?;
+    let name = match title {
+        Some(title) => format!("{file} ({title})"),
+        None => file.to_string(),
+    };
+    Ok(Input::named(name, sfen))
+}
+
+/// The one problem of a KIF, KIFU or CSA file ([`problem_of`]).
+pub fn read_problem(file: &Path) -> Result<Input> {
+    let format = Format::of(file)
+        .ok_or_else(|| anyhow!("{}: a problem file is .kif, .kifu or .csa", file.display()))?;
+    let bytes = std::fs::read(file)
+        .with_context(|| format!("cannot read the problem file {}", file.display()))?;
+    let name = file.display().to_string();
+    problem_of(&name, format, &bytes).map_err(|e| anyhow!("{name}: {e}"))
+}
+
+/// The extensions a folder's files are read by.
+pub const FOLDER_EXTENSIONS: [&str; 5] = ["kif", "kifu", "csa", "sfen", "txt"];
+
+/// Every `.kif`, `.kifu`, `.csa`, `.sfen` and `.txt` file of `dir`, sorted by name: a
+/// problem a KIF/KIFU/CSA file, a position a line of the others (labelled `FILE line N`).
+/// A file that cannot be read is an [`Input::failed`] in its place; a folder with none of
+/// these files is an error.
+pub fn read_folder(dir: &Path) -> Result<Vec<Input>> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the folder {}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| {
+            path.is_file()
+                && path
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| FOLDER_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(anyhow!(
+            "no problems in the folder {}: it reads .kif, .kifu, .csa (one problem a file), \
+             .sfen and .txt files (one SFEN a line)",
+            dir.display()
+        ));
+    }
+    let mut inputs = Vec::new();
+    for path in files {
+        let name = path.display().to_string();
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                inputs.push(Input::failed(
+                    name.clone(),
+                    format!("cannot read {name}: {e}"),
+                ));
+                continue;
+            }
+        };
+        match Format::of(&path) {
+            Some(format) => inputs
+                .push(problem_of(&name, format, &bytes).unwrap_or_else(|e| Input::failed(name, e))),
+            None => match positions_of(&name, bytes) {
+                Ok(lines) => inputs.extend(lines.into_iter().map(|mut input| {
+                    input.label = format!("{name} {}", input.label);
+                    input
+                })),
+                Err(e) => inputs.push(Input::failed(name, e.to_string())),
+            },
+        }
+    }
+    Ok(inputs)
 }
 
 /// The positions a command is given: `--sfen`'s words as one position, else the lines of

@@ -587,3 +587,77 @@ fn bench_solver_runs_the_chip_on_the_same_positions() {
         assert!(number(12) > 0.0, "{row}");
     }
 }
+
+/// A problem file as composers keep it (tests/data/problems/).
+fn problem_file(name: &str) -> String {
+    format!("{}/tests/data/problems/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn a_kif_problem_is_solved_and_its_line_written_in_japanese() {
+    let kif = problem_file("mate3.kif");
+    let out = solve_on_model(&["--positions", &kif, "--json", "--notation", "ja"], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let lines = json_lines(&stdout);
+    assert_eq!(lines.len(), 1, "{stdout}");
+    let answer = &lines[0];
+    assert_eq!(answer["result"], "mate", "{stdout}");
+    assert_eq!(
+        answer["name"],
+        format!("{kif} (龍と馬の三手詰)"),
+        "{stdout}"
+    );
+    let sfen = answer["sfen"].as_str().unwrap();
+    let pv: Vec<&str> = answer["pv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let pos = Position::from_sfen(sfen).unwrap();
+    check_line(&pos, Kind::Or, &moves(&pv)).unwrap_or_else(|e| panic!("{e}:\n{stdout}"));
+    let ja: Vec<String> = answer["line_ja"]
+        .as_array()
+        .expect("line_ja with --notation ja")
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ja, tsume::input::kif::line_ja(&pos, &moves(&pv)));
+
+    // The text report numbers the line as composers write it; USI stays the default.
+    let out = solve_on_model(&["--positions", &kif, "--notation", "ja"], "");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(&format!("1 {}  2 {}", ja[0], ja[1])) && stdout.contains("まで3手詰"),
+        "{stdout}"
+    );
+    let out = solve_on_model(&["--positions", &kif], "");
+    assert!(text(&out.stdout).contains(&pv.join(" ")));
+}
+
+#[test]
+fn a_folder_of_problems_goes_on_past_a_bad_file() {
+    let out = solve_on_model(&["--positions", &problem_file("bad"), "--json"], "");
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("6 of 7 problems in "), "{stderr}");
+    let lines = json_lines(&stdout);
+    assert_eq!(lines.len(), 7, "{stdout}");
+    let solved: Vec<&Value> = lines.iter().filter(|l| l["result"] == "mate").collect();
+    assert_eq!(solved.len(), 1, "{stdout}");
+    assert!(solved[0]["name"].as_str().unwrap().contains("good.csa"));
+    let bad_row = lines
+        .iter()
+        .find(|l| {
+            l["name"]
+                .as_str()
+                .is_some_and(|n| n.ends_with("bad-row.kif"))
+        })
+        .expect("bad-row.kif reported");
+    assert!(
+        bad_row["error"].as_str().unwrap().starts_with("line 6 `"),
+        "{bad_row}"
+    );
+}

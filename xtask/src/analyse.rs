@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
-use tsume::input::{given, parse};
+use tsume::input::given;
 use tsume::mate::{mate_length_nodes, mating_moves};
 use tsume::position::Position;
 use tsume::reference::tsume_moves;
@@ -55,11 +55,16 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
         if i > 0 {
             writeln!(out)?;
         }
-        match parse(&input.sfen) {
+        match input.position() {
             Ok(pos) => write!(out, "{}", analyse(&input.sfen, &pos, args.plies))?,
             Err(error) => {
                 invalid += 1;
-                writeln!(out, "{}\n  INVALID: {error}", input.sfen)?;
+                let what = if input.sfen.is_empty() {
+                    &input.label
+                } else {
+                    &input.sfen
+                };
+                writeln!(out, "{what}\n  INVALID: {error}")?;
             }
         }
         out.flush()?;

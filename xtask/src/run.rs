@@ -109,6 +109,7 @@ impl RunArgs {
             hash: None,
             max_plies: self.max_plies,
             table: None,
+            notation: crate::solve::Notation::Usi,
         }
     }
 }
@@ -233,14 +234,19 @@ fn drive<T: Transport>(
     let start = Instant::now();
     for input in positions {
         let text = &input.sfen;
-        let pos = match tsume::input::parse(text) {
+        let pos = match input.position() {
             Ok(pos) => pos,
             Err(error) => {
                 unusable += 1;
                 if args.json {
                     println!("{}", sim::json_error(input, &error)?);
                 } else {
-                    eprintln!("{text}: not a usable position: {error}");
+                    let what = if input.error.is_some() {
+                        &input.label
+                    } else {
+                        text
+                    };
+                    eprintln!("{what}: not a usable position: {error}");
                 }
                 continue;
             }

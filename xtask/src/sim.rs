@@ -227,6 +227,9 @@ struct JsonResult<'a> {
 struct JsonError<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<&'a str>,
+    /// A problem file's name, or the file that cannot be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
     sfen: &'a str,
     error: &'a str,
 }
@@ -253,6 +256,10 @@ pub fn json_answer(input: &Input, set: &MoveSet, cycles: Option<u64>) -> Result<
 pub fn json_error(input: &Input, error: &str) -> Result<String> {
     Ok(serde_json::to_string(&JsonError {
         id: input.id.as_deref(),
+        name: input
+            .name
+            .as_deref()
+            .or(input.error.as_ref().map(|_| input.label.as_str())),
         sfen: &input.sfen,
         error,
     })?)
@@ -347,7 +354,10 @@ fn report(engine: &mut dyn Engine, inputs: &[Input], json: bool, several: bool) 
     let mut out = stdout.lock();
     let mut failed = 0;
     for (i, input) in inputs.iter().enumerate() {
-        let result = evaluate(engine, &input.sfen);
+        let result = match &input.error {
+            Some(error) => Err(error.clone()),
+            None => evaluate(engine, &input.sfen),
+        };
         failed += usize::from(result.is_err());
         if json {
             writeln!(out, "{}", json_line(input, &result)?)?;

@@ -50,6 +50,15 @@ pub enum SolveEngine {
     Model,
 }
 
+/// How lines are written (`--notation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Notation {
+    /// USI: `3c3b+ 2a3b`.
+    Usi,
+    /// Japanese, as composers write (KI2): `1 ▲３三角成  2 △同　玉  まで2手詰`.
+    Ja,
+}
+
 /// Which side the side to move plays (`--root`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RootArg {
@@ -93,16 +102,29 @@ pub struct SolveArgs {
     #[arg(long, num_args = 1.., value_name = "SFEN", conflicts_with = "positions")]
     pub sfen: Option<Vec<String>>,
     /// A text file of positions, one per line as --sfen takes them (blank lines and `#`
-    /// comments skipped; a file with none is an error); `-` reads standard input.
+    /// comments skipped; a file with none is an error); `-` reads standard input. A problem
+    /// as composers keep it: a .kif file (Shift_JIS) or .kifu (UTF-8) with a board diagram
+    /// and `先手の持駒：`/`後手の持駒：` lines (`残り全部`: all the rest), or a .csa file
+    /// (`P1`..`P9`, `P+00KI`, `P-00AL`); the side to move is sente unless the file says
+    /// `後手番`. A folder: each .kif, .kifu, .csa (a problem a file), .sfen and .txt file (a
+    /// SFEN a line) in it, sorted by name; a file that cannot be read is reported (file,
+    /// line, what to write) and the others run.
     #[arg(long, value_name = "FILE")]
     pub positions: Option<PathBuf>,
     /// One JSON object per position and line (with --sfen too): {"sfen" (the position's full
     /// SFEN), "engine" (chip or model), "root", "result", "pv", "plies", "nodes",
     /// "expansions", "probes", "stores"} (+ "input" where the position was given otherwise,
     /// "proven_shortest" for a mate, "cycles" on the chip, "reason" for unknown), or
-    /// {"sfen" (as given), "error"}.
+    /// {"sfen" (as given), "error"}. A problem file's answer and error have its "name" (the
+    /// file, and the title of a KIF's 作品名/表題); with --notation ja an answer has "line_ja"
+    /// beside "pv" (USI either way): the moves in Japanese, one a string.
     #[arg(long)]
     pub json: bool,
+    /// How the line of a mate is written: usi (`3c3b+ 2a3b`), or ja, Japanese as composers
+    /// write it (`1 ▲３三角成  2 △同　玉  まで2手詰`: KI2, `打` only where a piece on the
+    /// board could also go there). For --sfen and --positions; the JSON's "pv" stays USI.
+    #[arg(long, value_enum, default_value_t = Notation::Usi)]
+    pub notation: Notation,
     /// The problem suite to run when neither --sfen nor --positions is given.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["sfen", "positions"])]
     pub suite: Option<PathBuf>,
@@ -318,6 +340,7 @@ fn positions(
     let asked = Asked {
         shortest: args.shortest_mode(),
         chip_plies: chip.as_ref().map(|_| base.max_plies),
+        ja: args.notation == Notation::Ja,
     };
     let mut engine = match chip {
         Some(chip) => {
@@ -343,9 +366,14 @@ fn positions(
             } else {
                 file.display().to_string()
             };
+            let (one, many) = if inputs.iter().any(|i| i.name.is_some() || i.error.is_some()) {
+                ("problem", "problems")
+            } else {
+                ("line", "lines")
+            };
             format!(
                 "{failed} of {} in {name} {} (see their errors)",
-                count(inputs.len() as u64, "line", "lines"),
+                count(inputs.len() as u64, one, many),
                 if failed == 1 {
                     "is not a usable position"
                 } else {
@@ -489,7 +517,7 @@ fn one(
     ));
     out.push_str(&format!("result: {}\n", output::describe(o, asked)));
     if o.result == SearchResult::Mate {
-        out.push_str(&format!("line:   {}\n", output::usi(o)));
+        out.push_str(&format!("line:   {}\n", output::line(&solved, asked)));
         out.push_str(&format!("plies:  {}\n", o.pv.len()));
     }
     let limit = if limits.nodes == u64::MAX {
@@ -557,18 +585,30 @@ fn many(
     let mut failed = 0;
     for input in inputs {
         bar.start_item(&input.label);
-        let result = engine.solve(&input.sfen, limits);
+        let result = match &input.error {
+            Some(error) => Err(error.clone()),
+            None => engine.solve(&input.sfen, limits),
+        };
+        let name = input
+            .name
+            .as_deref()
+            .or(input.error.as_ref().map(|_| input.label.as_str()));
         let line = match (&result, json) {
-            (Ok(s), true) => serde_json::to_string(&JsonAnswer::new(None, &input.sfen, s, asked))?,
+            (Ok(s), true) => {
+                let mut answer = JsonAnswer::new(None, &input.sfen, s, asked);
+                answer.name = name;
+                serde_json::to_string(&answer)?
+            }
             (Err(error), true) => serde_json::to_string(&JsonError {
                 id: None,
+                name,
                 sfen: &input.sfen,
                 error,
             })?,
             (Ok(s), false) => {
                 let o = &s.outcome;
                 let line = if o.result == SearchResult::Mate {
-                    format!(": {}", output::usi(o))
+                    format!(": {}", output::line(s, asked))
                 } else {
                     String::new()
                 };
@@ -585,6 +625,9 @@ fn many(
                     o.counters.probes,
                     s.time.as_secs_f64()
                 )
+            }
+            (Err(error), false) if input.sfen.is_empty() => {
+                format!("{}: error: {error}", input.label)
             }
             (Err(error), false) => format!("{}: error: {error} ({})", input.label, input.sfen),
         };

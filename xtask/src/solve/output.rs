@@ -8,6 +8,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use tsume::chip::solver::Cycles;
+use tsume::input::kif;
 use tsume::solver::{Kind, Outcome, Reason, SearchResult};
 
 use super::Solved;
@@ -42,6 +43,16 @@ pub fn usi(outcome: &Outcome) -> String {
         .join(" ")
 }
 
+/// The line of a solve as asked: USI, or Japanese numbered as composers write it
+/// (`--notation ja`).
+pub fn line(solved: &Solved, asked: Asked) -> String {
+    if asked.ja {
+        kif::numbered_ja(&kif::line_ja(&solved.pos, &solved.outcome.pv))
+    } else {
+        usi(&solved.outcome)
+    }
+}
+
 /// `mate`, `nomate` or `unknown`.
 pub fn result_word(result: &SearchResult) -> &'static str {
     match result {
@@ -66,6 +77,8 @@ pub struct Asked {
     pub shortest: bool,
     /// On the chip: the plies its frames hold (swim.toml [search] max_plies).
     pub chip_plies: Option<usize>,
+    /// `--notation ja`: lines in Japanese too.
+    pub ja: bool,
 }
 
 /// Why there is no answer, with the option of this command that gives one: the frames'
@@ -139,6 +152,9 @@ pub fn given_otherwise<'a>(text: &'a str, sfen: &str) -> Option<&'a str> {
 pub struct JsonAnswer<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<&'a str>,
+    /// A problem file's name (the file, and its title).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<&'a str>,
     /// The position solved, as a full SFEN.
     pub sfen: String,
     /// The position as given, where it is not that SFEN (`position startpos moves ...`,
@@ -149,6 +165,9 @@ pub struct JsonAnswer<'a> {
     pub root: &'static str,
     pub result: &'static str,
     pub pv: Vec<String>,
+    /// `--notation ja`: the line in Japanese (`▲３三角成`, `△同　玉`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_ja: Option<Vec<String>>,
     pub plies: usize,
     /// For a mate: whether the line is proven to be of the least length (`--shortest`
     /// completed); false for the first line a proof gives.
@@ -173,6 +192,8 @@ impl<'a> JsonAnswer<'a> {
         let full = solved.pos.to_sfen();
         JsonAnswer {
             id,
+            name: None,
+            line_ja: asked.ja.then(|| kif::line_ja(&solved.pos, &outcome.pv)),
             input: given_otherwise(sfen, &full),
             sfen: full,
             engine: if solved.cycles.is_some() {
@@ -204,6 +225,9 @@ impl<'a> JsonAnswer<'a> {
 pub struct JsonError<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<&'a str>,
+    /// A problem file's name (the file, and its title), or the file that cannot be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<&'a str>,
     pub sfen: &'a str,
     pub error: &'a str,
 }

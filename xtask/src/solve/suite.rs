@@ -136,6 +136,7 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
     let asked = Asked {
         shortest: args.shortest_mode(),
         chip_plies: None,
+        ja: false,
     };
     let table = Table::new(&problems, clock, args.shortest_mode());
     let mut bar = LateBar::new(problems.len() as u64);
@@ -259,6 +260,7 @@ fn json_line(row: &Row, asked: Asked) -> Result<String> {
         })?,
         Err(e) => serde_json::to_string(&JsonError {
             id: Some(&p.id),
+            name: None,
             sfen: &p.sfen,
             error: e,
         })?,
