@@ -105,6 +105,8 @@ impl RunArgs {
             root: self.root,
             shortest: self.shortest,
             first_mate: self.first_mate,
+            // The board counts every interposition, as the chip does.
+            every_interposition: true,
             tt_entries: self.tt_entries,
             hash: None,
             max_plies: self.max_plies,

@@ -24,6 +24,7 @@ use tsume::chip::solver::{ChipSearcher, Cycles, OnChip, SolverTop, Walked};
 use tsume::input::{Input, catch, given, parse};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
+use tsume::futile::Rule;
 use tsume::solver::modes::parse_modes;
 use tsume::solver::transposition_table::TableTooLarge;
 use tsume::solver::{
@@ -148,6 +149,13 @@ pub struct SolveArgs {
     /// Shortest false).
     #[arg(long, overrides_with = "shortest", alias = "no-shortest")]
     pub first_mate: bool,
+    /// Count every interposition as a reply. By default the model (`--engine model`)
+    /// follows the composers' rule (docs/search.md, "Futile interpositions", as USI's
+    /// Interpositions): a futile interposition is no reply, and the answer lists the ones
+    /// its line left out. The chip and the suite (whose expected lengths count every
+    /// interposition) always count every one.
+    #[arg(long)]
+    pub every_interposition: bool,
     /// Entries of the transposition table (a power-of-two number of sets of swim.toml's
     /// ways). Default: swim.toml [search] (the chip's table); in the suite a long
     /// problem's own size. Long problems need millions. The chip takes its own size or
@@ -174,6 +182,15 @@ impl SolveArgs {
     /// Whether the mates are shortest (`--shortest`, the default, or `--first-mate`).
     pub fn shortest_mode(&self) -> bool {
         !self.first_mate
+    }
+
+    /// Which of the defender's replies the model counts (`--every-interposition`).
+    pub fn rule(&self) -> Rule {
+        if self.every_interposition {
+            Rule::EveryInterposition
+        } else {
+            Rule::Composers
+        }
     }
 
     /// The table's entries asked for: `--tt-entries`, or `--hash` in MiB.
@@ -349,7 +366,11 @@ fn positions(
                 .map_err(|why| Failure::error(2, why))?;
             Engine::Chip(chip)
         }
-        None => Engine::Model(model(config, args.table_entries())?),
+        None => {
+            let mut solver = model(config, args.table_entries())?;
+            solver.set_interpositions(args.rule());
+            Engine::Model(solver)
+        }
     };
     let limits = limits(args, None);
     if args.sfen.is_some() && !args.json {
@@ -519,6 +540,7 @@ fn one(
     if o.result == SearchResult::Mate {
         out.push_str(&format!("line:   {}\n", output::line(&solved, asked)));
         out.push_str(&format!("plies:  {}\n", o.pv.len()));
+        out.push_str(&format!("rule:   {}\n", output::rule_text(o)));
     }
     let limit = if limits.nodes == u64::MAX {
         "no limit".to_string()

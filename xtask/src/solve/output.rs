@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use tsume::chip::solver::Cycles;
 use tsume::input::kif;
+use tsume::futile::Rule;
 use tsume::solver::{Kind, Outcome, Reason, SearchResult};
 
 use super::Solved;
@@ -119,10 +120,39 @@ pub fn describe(outcome: &Outcome, asked: Asked) -> String {
             } else {
                 ""
             };
-            format!("mate in {}{shortest}", outcome.pv.len())
+            let rule = match outcome.rule {
+                Rule::Composers => " by the composers' rule",
+                Rule::EveryInterposition => "",
+            };
+            format!("mate in {}{rule}{shortest}", outcome.pv.len())
         }
         SearchResult::NoMate => "no mate".to_string(),
         SearchResult::Unknown(reason) => format!("unknown: {}", reason_text(reason, asked)),
+    }
+}
+
+/// The rule of a mate's length and what its line left out: `composers' rule: futile
+/// interpositions left out after ply 1 (P*2b L*2b ...)`, `every interposition counted`.
+pub fn rule_text(outcome: &Outcome) -> String {
+    match outcome.rule {
+        Rule::EveryInterposition => "every interposition counted".to_string(),
+        Rule::Composers if outcome.left_out.is_empty() => {
+            "composers' rule (futile interpositions left out; none on this line)".to_string()
+        }
+        Rule::Composers => {
+            let gaps: Vec<String> = outcome
+                .left_out
+                .iter()
+                .map(|gap| {
+                    let moves: Vec<String> = gap.moves.iter().map(|m| m.to_usi()).collect();
+                    format!("after ply {}: {}", gap.ply, moves.join(" "))
+                })
+                .collect();
+            format!(
+                "composers' rule, futile interpositions left out {}",
+                gaps.join("; ")
+            )
+        }
     }
 }
 
@@ -169,6 +199,17 @@ pub struct JsonAnswer<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line_ja: Option<Vec<String>>,
     pub plies: usize,
+    /// For a mate under the composers' rule: its length by the rule (the line's plies:
+    /// the line leaves the futile interpositions out); absent when every interposition
+    /// counts (the chip, `--every-interposition`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub length: Option<usize>,
+    /// The rule of the replies: "composers" or "every interposition".
+    pub rule: &'static str,
+    /// For a mate under the composers' rule: the futile interpositions the line left out,
+    /// `{"ply": 1, "moves": ["P*2b", ...]}` after the attacker's move of that ply.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<JsonLeftOut>,
     /// For a mate: whether the line is proven to be of the least length (`--shortest`
     /// completed); false for the first line a proof gives.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -205,6 +246,17 @@ impl<'a> JsonAnswer<'a> {
             result: result_word(&outcome.result),
             pv: outcome.pv.iter().map(|m| m.to_usi()).collect(),
             plies: outcome.pv.len(),
+            length: (outcome.result == SearchResult::Mate && outcome.rule == Rule::Composers)
+                .then_some(outcome.pv.len()),
+            rule: outcome.rule.name(),
+            left_out: outcome
+                .left_out
+                .iter()
+                .map(|gap| JsonLeftOut {
+                    ply: gap.ply,
+                    moves: gap.moves.iter().map(|m| m.to_usi()).collect(),
+                })
+                .collect(),
             proven_shortest: (outcome.result == SearchResult::Mate).then_some(outcome.shortest),
             nodes: outcome.counters.nodes,
             expansions: outcome.counters.expansions,
@@ -218,6 +270,13 @@ impl<'a> JsonAnswer<'a> {
             },
         }
     }
+}
+
+/// A defender's node of the line and the futile interpositions left out there.
+#[derive(Serialize)]
+pub struct JsonLeftOut {
+    pub ply: usize,
+    pub moves: Vec<String>,
 }
 
 /// The JSON object of an input that is not a usable position.
