@@ -41,6 +41,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
+use crate::futile::Rule;
 use crate::position::Position;
 use crate::solver::{Config, Limits, Outcome, Reason, Root, SearchResult, Solver};
 use chip_thread::{ChipFiles, ChipHandle, ChipTarget, ChipThread};
@@ -284,6 +285,7 @@ impl<W: Write + Send + 'static> Session<W> {
         };
         if let Worker::Model(solver) = &mut engine {
             solver.set_stop(Some(stop.clone()));
+            solver.set_interpositions(self.options.interpositions);
         }
         let limits = Limits {
             nodes: self.options.nodes(),
@@ -537,7 +539,19 @@ pub fn answer(outcome: &Outcome, elapsed: Duration) -> Vec<String> {
                 1 => "1 ply".to_string(),
                 n => format!("{n} plies"),
             };
-            lines.push(format!("info string mate in {plies}{shortest}"));
+            let rule = match outcome.rule {
+                Rule::Composers => " by the composers' rule",
+                Rule::EveryInterposition => "",
+            };
+            lines.push(format!("info string mate in {plies}{rule}{shortest}"));
+            for gap in &outcome.left_out {
+                let moves: Vec<String> = gap.moves.iter().map(|m| m.to_usi()).collect();
+                lines.push(format!(
+                    "info string futile interpositions left out after ply {}: {}",
+                    gap.ply,
+                    moves.join(" ")
+                ));
+            }
             lines.push(format!("checkmate {}", line.join(" ")));
         }
         SearchResult::NoMate => {

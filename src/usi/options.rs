@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::futile::Rule;
 use crate::solver::Config;
 
 /// Table size of a fresh engine, in MiB (`USI_Hash`).
@@ -25,11 +26,12 @@ pub fn max_hash_mb() -> usize {
 pub const MAX_NODE_LIMIT_SHOWN: u64 = i32::MAX as u64;
 
 /// The option names, in the order `usi` announces them.
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 8] = [
     "USI_Hash",
     "USI_Ponder",
     "NodeLimit",
     "Shortest",
+    "Interpositions",
     "MaxPlies",
     "Engine",
     "BoardPort",
@@ -63,6 +65,9 @@ pub struct Options {
     pub node_limit: u64,
     /// Answer a mate with a line of the least length (the solver's shortest mode).
     pub shortest: bool,
+    /// Which of the defender's replies the model counts (`Interpositions`: composers or
+    /// every; the chip and the board count every one).
+    pub interpositions: Rule,
     /// Child frames on the path (`max_plies` of the geometry; `None`: swim.toml's).
     pub max_plies: Option<usize>,
     /// What runs the searches.
@@ -78,6 +83,7 @@ impl Default for Options {
             max_hash_mb: MAX_HASH_MB,
             node_limit: 0,
             shortest: true,
+            interpositions: Rule::Composers,
             max_plies: None,
             engine: Engine::Model,
             board_port: None,
@@ -105,6 +111,8 @@ impl Options {
             "option name USI_Ponder type check default false".to_string(),
             format!("option name NodeLimit type spin default 0 min 0 max {MAX_NODE_LIMIT_SHOWN}"),
             "option name Shortest type check default true".to_string(),
+            "option name Interpositions type combo default composers var composers var every"
+                .to_string(),
             format!(
                 "option name MaxPlies type spin default {} min 2 max {MAX_PLIES}",
                 base.max_plies
@@ -175,6 +183,18 @@ impl Options {
                 if option == "Shortest" {
                     self.shortest = on;
                 }
+            }
+            "Interpositions" => {
+                self.interpositions = match value.to_ascii_lowercase().as_str() {
+                    "composers" => Rule::Composers,
+                    "every" => Rule::EveryInterposition,
+                    _ => {
+                        return Err(format!(
+                            "Interpositions `{value}`: give composers (a futile interposition \
+                             is no reply) or every (every interposition counts)"
+                        ));
+                    }
+                };
             }
             "Engine" => {
                 self.engine = match value.to_ascii_lowercase().as_str() {
