@@ -616,7 +616,8 @@ fn a_kif_problem_is_solved_and_its_line_written_in_japanese() {
         .map(|m| m.as_str().unwrap())
         .collect();
     let pos = Position::from_sfen(sfen).unwrap();
-    check_line(&pos, Kind::Or, Rule::EveryInterposition, &moves(&pv)).unwrap_or_else(|e| panic!("{e}:\n{stdout}"));
+    check_line(&pos, Kind::Or, Rule::EveryInterposition, &moves(&pv))
+        .unwrap_or_else(|e| panic!("{e}:\n{stdout}"));
     let ja: Vec<String> = answer["line_ja"]
         .as_array()
         .expect("line_ja with --notation ja")

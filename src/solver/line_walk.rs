@@ -148,7 +148,7 @@ pub fn line<S: Searcher + ?Sized>(
 /// `left - 3` plies (every reply is mated within `left - 1`). Read from the table when it
 /// holds the answer (the failed search within two plies fewer leaves the best replies'
 /// disproofs there), else searched.
-fn keeps_distance<S: Searcher + ?Sized>(
+pub(crate) fn keeps_distance<S: Searcher + ?Sized>(
     searcher: &mut S,
     b: &Board,
     h: u64,

@@ -33,6 +33,7 @@
 //! # anyhow::Ok(())
 //! ```
 
+pub mod alternatives;
 pub mod child_frames;
 pub mod controller;
 pub mod expand;

@@ -107,6 +107,7 @@ impl RunArgs {
             first_mate: self.first_mate,
             // The board counts every interposition, as the chip does.
             every_interposition: true,
+            alternatives: false,
             tt_entries: self.tt_entries,
             hash: None,
             max_plies: self.max_plies,

@@ -11,6 +11,7 @@
 //! an input that is not a usable position, a wrong result in the suite, or a table this
 //! machine cannot hold.
 
+mod composer;
 mod output;
 mod suite;
 
@@ -21,10 +22,10 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use tsume::chip::solver::{ChipSearcher, Cycles, OnChip, SolverTop, Walked};
+use tsume::futile::Rule;
 use tsume::input::{Input, catch, given, parse};
 use tsume::marlin::spade::SpadeRuntime;
 use tsume::position::Position;
-use tsume::futile::Rule;
 use tsume::solver::modes::parse_modes;
 use tsume::solver::transposition_table::TableTooLarge;
 use tsume::solver::{
@@ -156,6 +157,12 @@ pub struct SolveArgs {
     /// interposition) always count every one.
     #[arg(long)]
     pub every_interposition: bool,
+    /// The composer's checks after a shortest mate: at each attacker move of the line and
+    /// of the defender's variations of greatest length, every other move that also mates
+    /// within the plies left (its line; the last move's apart), and those variations
+    /// (docs/search.md, "Alternative mates"). Searched on the engine that solved.
+    #[arg(long, conflicts_with = "first_mate")]
+    pub alternatives: bool,
     /// Entries of the transposition table (a power-of-two number of sets of swim.toml's
     /// ways). Default: swim.toml [search] (the chip's table); in the suite a long
     /// problem's own size. Long problems need millions. The chip takes its own size or
@@ -324,16 +331,33 @@ enum Engine<'a, 'ctx> {
 
 impl Engine<'_, '_> {
     /// The position of `sfen` solved, or what is wrong with the input.
-    fn solve(&mut self, sfen: &str, limits: Limits) -> Result<Solved, String> {
+    /// With `asked.alternatives`, the composer's checks after it.
+    fn solve(&mut self, sfen: &str, limits: Limits, asked: Asked) -> Result<Solved, String> {
         match self {
             Engine::Chip(chip) => {
                 let before = chip.searcher.walked();
                 let mut solved = solve(chip.searcher.as_mut(), sfen, limits)?;
-                solved.cycles = Some(chip.searcher.cycles());
+                let cycles = chip.searcher.cycles();
+                solved.cycles = Some(cycles);
                 solved.walked = Some(chip.searcher.walked().since(before));
+                if asked.alternatives {
+                    solved.composed =
+                        composer::check(chip.searcher.as_mut(), &solved, limits).map(|c| {
+                            composer::Composed {
+                                cycles: Some(chip.searcher.cycles().total - cycles.total),
+                                ..c
+                            }
+                        });
+                }
                 Ok(solved)
             }
-            Engine::Model(solver) => solve(solver, sfen, limits),
+            Engine::Model(solver) => {
+                let mut solved = solve(solver, sfen, limits)?;
+                if asked.alternatives {
+                    solved.composed = composer::check(solver, &solved, limits);
+                }
+                Ok(solved)
+            }
         }
     }
 
@@ -358,6 +382,7 @@ fn positions(
         shortest: args.shortest_mode(),
         chip_plies: chip.as_ref().map(|_| base.max_plies),
         ja: args.notation == Notation::Ja,
+        alternatives: args.alternatives,
     };
     let mut engine = match chip {
         Some(chip) => {
@@ -489,6 +514,8 @@ pub struct Solved {
     pub cycles: Option<Cycles>,
     /// The chip's walks of the mating line in this solve.
     pub walked: Option<Walked>,
+    /// `--alternatives`: the composer's checks.
+    pub composed: Option<composer::Composed>,
 }
 
 /// The position of `text` (a SFEN or a position as shogi tools write it, read as every
@@ -507,6 +534,7 @@ fn solve(searcher: &mut dyn Searcher, text: &str, limits: Limits) -> Result<Solv
         time: start.elapsed(),
         cycles: None,
         walked: None,
+        composed: None,
     })
 }
 
@@ -519,7 +547,7 @@ fn one(
     engine: &mut Engine,
 ) -> Result<()> {
     let solved = engine
-        .solve(text, limits)
+        .solve(text, limits, asked)
         .map_err(|error| Failure::error(1, unsolved(text, &error)))?;
     let o = &solved.outcome;
     let c = &o.counters;
@@ -541,6 +569,9 @@ fn one(
         out.push_str(&format!("line:   {}\n", output::line(&solved, asked)));
         out.push_str(&format!("plies:  {}\n", o.pv.len()));
         out.push_str(&format!("rule:   {}\n", output::rule_text(o)));
+    }
+    if asked.alternatives {
+        out.push_str(&composer::text(&solved));
     }
     let limit = if limits.nodes == u64::MAX {
         "no limit".to_string()
@@ -609,7 +640,7 @@ fn many(
         bar.start_item(&input.label);
         let result = match &input.error {
             Some(error) => Err(error.clone()),
-            None => engine.solve(&input.sfen, limits),
+            None => engine.solve(&input.sfen, limits, asked),
         };
         let name = input
             .name

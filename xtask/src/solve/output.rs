@@ -8,8 +8,8 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use tsume::chip::solver::Cycles;
-use tsume::input::kif;
 use tsume::futile::Rule;
+use tsume::input::kif;
 use tsume::solver::{Kind, Outcome, Reason, SearchResult};
 
 use super::Solved;
@@ -80,6 +80,8 @@ pub struct Asked {
     pub chip_plies: Option<usize>,
     /// `--notation ja`: lines in Japanese too.
     pub ja: bool,
+    /// `--alternatives`: the composer's checks after a shortest mate.
+    pub alternatives: bool,
 }
 
 /// Why there is no answer, with the option of this command that gives one: the frames'
@@ -225,6 +227,9 @@ pub struct JsonAnswer<'a> {
     pub cycles: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// `--alternatives`: the composer's checks of a shortest mate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checks: Option<super::composer::JsonChecks>,
 }
 
 impl<'a> JsonAnswer<'a> {
@@ -268,6 +273,10 @@ impl<'a> JsonAnswer<'a> {
                 SearchResult::Unknown(reason) => Some(reason_text(reason, asked)),
                 _ => None,
             },
+            checks: solved
+                .composed
+                .as_ref()
+                .map(super::composer::JsonChecks::of),
         }
     }
 }

@@ -137,6 +137,7 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
         shortest: args.shortest_mode(),
         chip_plies: None,
         ja: false,
+        alternatives: false,
     };
     let table = Table::new(&problems, clock, args.shortest_mode());
     let mut bar = LateBar::new(problems.len() as u64);
@@ -156,9 +157,13 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
         )
         .with_context(|| format!("problem {}", p.id))?;
         let limits = limits(args, own.map(|l| l.nodes));
-        let answer = solvers
-            .of(config, args.table_entries())
-            .and_then(|solver| solve(solver, &p.sfen, limits));
+        let answer = solvers.of(config, args.table_entries()).and_then(|solver| {
+            let mut solved = solve(solver, &p.sfen, limits)?;
+            if args.alternatives {
+                solved.composed = super::composer::check(solver, &solved, limits);
+            }
+            Ok(solved)
+        });
         let on_chip = match (&mut chip, &answer) {
             (Some(c), Ok(_)) if own.is_none() && config == base => {
                 let mut solved = solve(c.searcher.as_mut(), &p.sfen, limits)
@@ -211,6 +216,12 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
                 ""
             }
         );
+        if args.alternatives {
+            summary.push('\n');
+            summary.push_str(&super::composer::suite_summary(
+                rows.iter().filter_map(|r| r.answer.as_ref().ok()),
+            ));
+        }
         if let Some(mhz) = clock {
             let on_chip: Vec<&Solved> = rows.iter().filter_map(|r| r.chip.as_ref()).collect();
             let cycles = on_chip
