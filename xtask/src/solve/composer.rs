@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+use tsume::rsshogi::types::Move;
 use tsume::solver::alternatives::{Checked, alternatives};
 use tsume::solver::{Limits, SearchResult, Searcher};
 
@@ -44,8 +45,37 @@ pub fn check<S: Searcher + ?Sized>(
     })
 }
 
-/// The report's lines of the checks (after the line), or why there are none.
-pub fn text(solved: &Solved) -> String {
+/// The moves leading to a line that starts at `ply` (1: the first move): the main line's
+/// before it, and the variation's (of `variation`'s index) between its ply and `ply`.
+fn lead(solved: &Solved, variation: Option<usize>, ply: usize) -> Vec<Move> {
+    let pv = &solved.outcome.pv;
+    let checked = &solved.composed.as_ref().expect("checked").checked;
+    match variation {
+        None => pv[..ply - 1].to_vec(),
+        Some(index) => {
+            let v = &checked.variations[index];
+            let mut moves = pv[..v.ply - 1].to_vec();
+            moves.extend(&v.line[..ply - v.ply]);
+            moves
+        }
+    }
+}
+
+/// `line` (starting at `ply`, after the moves `lead`) in USI, or in Japanese (`ja`).
+fn written(solved: &Solved, lead: &[Move], line: &[Move], ja: bool) -> String {
+    if !ja {
+        return usi(line);
+    }
+    let mut at = solved.pos.clone();
+    for &m in lead {
+        at = at.after(m);
+    }
+    tsume::input::kif::line_ja(&at, line).join(" ")
+}
+
+/// The report's lines of the checks (after the line), or why there are none; the lines in
+/// Japanese with `ja`.
+pub fn text(solved: &Solved, ja: bool) -> String {
     let Some(c) = &solved.composed else {
         return if solved.outcome.result == SearchResult::Mate {
             "alternatives: not checked (the mate is not proven shortest; raise --nodes)\n"
@@ -69,11 +99,11 @@ pub fn text(solved: &Solved) -> String {
             Some(v) => format!(" in variation {}", v + 1),
         };
         let last = if a.last { ", the last move" } else { "" };
+        let lead = lead(solved, a.variation, a.ply);
         out.push_str(&format!(
-            "  ply {}{at}{last}: {} (line: {})\n",
+            "  ply {}{at}{last}: {}\n",
             a.ply,
-            a.mv.to_usi(),
-            usi(&a.line)
+            written(solved, &lead, &a.line, ja)
         ));
     }
     out.push_str(&format!(
@@ -85,12 +115,12 @@ pub fn text(solved: &Solved) -> String {
         }
     ));
     for (i, v) in checked.variations.iter().enumerate() {
+        let lead = &solved.outcome.pv[..v.ply - 1];
         out.push_str(&format!(
-            "  {}. ply {}: {} (line: {})\n",
+            "  {}. ply {}: {}\n",
             i + 1,
             v.ply,
-            v.mv.to_usi(),
-            usi(&v.line)
+            written(solved, lead, &v.line, ja)
         ));
     }
     let complete = if checked.complete {
@@ -135,7 +165,7 @@ pub fn suite_summary<'a>(solved: impl Iterator<Item = &'a Solved>) -> String {
     )
 }
 
-fn usi(moves: &[tsume::rsshogi::types::Move]) -> String {
+fn usi(moves: &[Move]) -> String {
     moves
         .iter()
         .map(|m| m.to_usi())
@@ -178,8 +208,7 @@ pub struct JsonVariation {
 
 impl JsonChecks {
     pub fn of(c: &Composed) -> JsonChecks {
-        let moves =
-            |line: &[tsume::rsshogi::types::Move]| line.iter().map(|m| m.to_usi()).collect();
+        let moves = |line: &[Move]| line.iter().map(|m| m.to_usi()).collect();
         JsonChecks {
             alternatives: c
                 .checked

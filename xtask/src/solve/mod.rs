@@ -398,8 +398,11 @@ fn positions(
         }
     };
     let limits = limits(args, None);
-    if args.sfen.is_some() && !args.json {
-        return one(&inputs[0].sfen, config, limits, asked, &mut engine);
+    // One position (--sfen, or one problem file): the whole report.
+    let problem_file = inputs.len() == 1 && inputs[0].name.is_some() && inputs[0].error.is_none();
+    if (args.sfen.is_some() || problem_file) && !args.json {
+        let name = inputs[0].name.as_deref();
+        return one(&inputs[0].sfen, name, config, limits, asked, &mut engine);
     }
     let failed = many(inputs, limits, asked, args.json, &mut engine)?;
     if failed == 0 {
@@ -541,6 +544,7 @@ fn solve(searcher: &mut dyn Searcher, text: &str, limits: Limits) -> Result<Solv
 /// One position as a report on stdout; exit 1 when it is not usable.
 fn one(
     text: &str,
+    name: Option<&str>,
     config: Config,
     limits: Limits,
     asked: Asked,
@@ -551,7 +555,8 @@ fn one(
         .map_err(|error| Failure::error(1, unsolved(text, &error)))?;
     let o = &solved.outcome;
     let c = &o.counters;
-    let mut out = solved.pos.diagram();
+    let mut out = name.map(|n| format!("problem: {n}\n")).unwrap_or_default();
+    out.push_str(&solved.pos.diagram());
     if !out.ends_with('\n') {
         out.push('\n');
     }
@@ -571,7 +576,7 @@ fn one(
         out.push_str(&format!("rule:   {}\n", output::rule_text(o)));
     }
     if asked.alternatives {
-        out.push_str(&composer::text(&solved));
+        out.push_str(&composer::text(&solved, asked.ja));
     }
     let limit = if limits.nodes == u64::MAX {
         "no limit".to_string()
