@@ -754,3 +754,35 @@ fn the_board_without_a_port_is_refused() {
     assert_eq!(lines.last().unwrap(), "checkmate G*5b", "{lines:?}");
     assert!(e.quit(PATIENCE).success());
 }
+
+/// The composers' rule is the engine's default: the sample whose only replies are futile
+/// drops is a mate in 1 by the rule (one of the exhaustive search's mates in 1 under it),
+/// and an `info string` names the drops left out; `Interpositions every` counts them, a
+/// mate of 3 plies that the reference checks move by move.
+#[test]
+fn futile_interpositions_are_left_out_by_default() {
+    use tsume::futile::Rule;
+    use tsume::solver::Kind;
+    use tsume::solver::line_walk::check_line;
+    let sample = "8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1";
+    let pos = Position::from_sfen(sample).unwrap();
+    let mut e = Engine::start();
+    let (_, answer, lines) = solve(&mut e, sample, PATIENCE);
+    let mates = tsume::mate::mating_moves_under(&pos, 1, Rule::Composers);
+    assert!(
+        mates.iter().any(|m| m.to_usi() == answer),
+        "{answer}: {lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string futile interpositions left out after ply 1: ")),
+        "{lines:?}"
+    );
+    e.send("setoption name Interpositions value every");
+    let (_, answer, _) = solve(&mut e, sample, PATIENCE);
+    let line: Vec<_> = answer.split_whitespace().map(common::mv).collect();
+    assert_eq!(line.len(), 3, "{answer}");
+    check_line(&pos, Kind::Or, Rule::EveryInterposition, &line).unwrap();
+    assert!(e.quit(PATIENCE).success());
+}

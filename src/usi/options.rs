@@ -284,6 +284,7 @@ mod tests {
         o.set("name MaxPlies value 128").unwrap();
         o.set("name Engine value board").unwrap();
         o.set("name BoardPort value /dev/ttyUSB1").unwrap();
+        o.set("name Interpositions value every").unwrap();
         assert_eq!(
             o,
             Options {
@@ -291,6 +292,7 @@ mod tests {
                 max_hash_mb: MAX_HASH_MB,
                 node_limit: 5000,
                 shortest: false,
+                interpositions: Rule::EveryInterposition,
                 max_plies: Some(128),
                 engine: Engine::Board,
                 board_port: Some("/dev/ttyUSB1".to_string()),
@@ -316,6 +318,12 @@ mod tests {
         let e = o.set("name Engine value fpga").unwrap_err();
         assert!(e.contains("Engine `fpga`") && e.contains("chip"), "{e}");
         assert_eq!(o.engine, Engine::Chip);
+        let e = o.set("name Interpositions value some").unwrap_err();
+        assert!(
+            e.contains("Interpositions `some`") && e.contains("composers"),
+            "{e}"
+        );
+        assert_eq!(Options::default().interpositions, Rule::Composers);
         assert_eq!(o.hash_mb, 64, "a refused value changes nothing");
     }
 
