@@ -67,10 +67,13 @@ fn solve_reads_positions_as_guis_write_them() {
     assert_eq!(lines[2]["root"], "defender", "{}", lines[2]);
     assert_eq!(lines[2]["result"], "mate", "{}", lines[2]);
     let after_b3c = Position::from_usi(&format!("{MATE3} moves B*3c")).unwrap();
+    // Under the composers' rule (the model's default): the drops on 2b are futile, the
+    // defender is mated at its root.
+    assert_eq!(lines[2]["rule"], "composers", "{}", lines[2]);
     check_line(
         &after_b3c,
         Kind::And,
-        Rule::EveryInterposition,
+        Rule::Composers,
         &moves(&lines[2]["pv"]),
     )
     .unwrap_or_else(|e| panic!("{e}: {}", lines[2]));
@@ -167,7 +170,10 @@ fn a_line_not_proven_shortest_says_so() {
     assert_eq!(cut["plies"], first["plies"], "{cut}");
     let out = solve_on_model(&["--sfen", MATE3, "--shortest", "--nodes", &limit], "");
     let stdout = text(&out.stdout);
-    let want = format!("result: mate in {} (not proven shortest", first["plies"]);
+    let want = format!(
+        "result: mate in {} by the composers' rule (not proven shortest",
+        first["plies"]
+    );
     assert!(stdout.contains(&want), "{stdout}");
     let nomate = field(&["--sfen", "4k4/9/9/9/9/9/9/9/4K4 b - 1", "--json"]);
     assert!(nomate.get("proven_shortest").is_none(), "{nomate}");
@@ -272,7 +278,11 @@ fn limits_and_rules_speak_the_commands_words() {
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert_eq!(json_lines(&stdout)[0]["result"], "mate", "{stdout}");
 
-    let out = solve_on_model(&["--sfen", MATE3, "--max-plies", "3"], "");
+    // A mate of 3 plies counting every interposition (1 by the composers' rule).
+    let out = solve_on_model(
+        &["--sfen", MATE3, "--max-plies", "3", "--every-interposition"],
+        "",
+    );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(
@@ -443,8 +453,8 @@ fn the_cli_and_usi_answer_alike_with_their_defaults() {
                 assert!(
                     lines
                         .iter()
-                        .any(|l| l.ends_with("plies, the shortest")
-                            || l.ends_with("ply, the shortest")),
+                        .any(|l| l.starts_with("info string mate in ")
+                            && l.ends_with(", the shortest")),
                     "{p}: {lines:?}"
                 );
             }
@@ -467,7 +477,10 @@ fn the_cli_and_usi_answer_alike_with_their_defaults() {
     let out = solve_on_model(&["--sfen", MATE3], "");
     let stdout = text(&out.stdout);
     assert!(stdout.contains("; no limit)"), "{stdout}");
-    assert!(stdout.contains("result: mate in 3 (shortest)"), "{stdout}");
+    assert!(
+        stdout.contains("result: mate in 1 by the composers' rule (shortest)"),
+        "{stdout}"
+    );
 }
 
 /// `--hash MIB` sizes the table as USI's `USI_Hash` does (16-byte entries); it and

@@ -251,6 +251,8 @@ fn mate_in_three_from_the_suite() {
     let mut e = Engine::start();
     e.send("usi");
     e.until("usiok", PATIENCE);
+    // The suite's lengths count every interposition.
+    e.send("setoption name Interpositions value every");
     e.send("isready");
     e.until("readyok", PATIENCE);
     for p in &mates {
@@ -333,7 +335,7 @@ fn every_go_mate_is_answered() {
     assert!(
         lines
             .iter()
-            .any(|l| l == "info string mate in 1 ply, the shortest"),
+            .any(|l| l == "info string mate in 1 ply by the composers' rule, the shortest"),
         "{lines:?}"
     );
     assert!(e.quit(PATIENCE).success());
@@ -427,7 +429,8 @@ fn limits_answer_timeout() {
     e.send("go mate infinite");
     assert_eq!(e.checkmate(PATIENCE), "G*5b");
 
-    // Frames for 1 ply: a mate in 3 is beyond them.
+    // Frames for 1 ply: a mate in 3 (every interposition counted) is beyond them.
+    e.send("setoption name Interpositions value every");
     assert_beyond_one_ply(&mut e, "8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1");
     e.send("go mate infinite");
     let line = e.checkmate(PATIENCE);
