@@ -264,6 +264,13 @@ impl<W: Write + Send + 'static> Session<W> {
                         base.tt_entries()
                     ));
                 }
+                if self.options.interpositions == Rule::Composers {
+                    notes.push(
+                        "info string the chip counts every interposition (no futility test on \
+                         chip): Interpositions composers applies to the model only"
+                            .to_string(),
+                    );
+                }
                 match self.options.max_plies {
                     Some(plies) if plies <= base.max_plies => config.max_plies = plies,
                     Some(plies) => notes.push(format!(
