@@ -10,12 +10,16 @@
 //!   (`hdl/link/`);
 //! - [`path`], [`table`], [`select`], [`expand`], [`solver`]: the search's blocks and the
 //!   whole search (`hdl/search/`: `path_top`, `tt_top`, `select_top`, `expand_top`,
-//!   `solver_top`).
+//!   `solver_top`);
+//! - [`sdram`], [`sdram_model`]: the SDRAM controller (`hdl/sdram/`: `sdram_top`) and the
+//!   simulated SDRAM it is checked against.
 
 pub mod expand;
 pub mod link;
 pub mod movegen;
 pub mod path;
+pub mod sdram;
+pub mod sdram_model;
 pub mod select;
 pub mod solver;
 pub mod table;
