@@ -11,6 +11,7 @@ use tsume::mate::mate_length;
 use tsume::position::Position;
 use tsume::problems::{Expected, load_suite};
 use tsume::random::{Kind as RandomKind, TsumeGenerator, seed_from_env};
+use tsume::solver::count_estimate::Estimate;
 use tsume::solver::moves::Kind;
 use tsume::solver::position_hash::Keys;
 use tsume::solver::{Config, Limits, Root, SearchResult, Searcher, Solver};
@@ -26,14 +27,29 @@ fn keyed() -> Config {
         hand_superiority: false,
         depth_free: false,
         child_counts: false,
+        child_estimates: None,
         ..config()
     }
 }
 
 /// The model's modes beside the keyed table: hands, depth, pieces, counts, pieces with
-/// counts.
-fn modes() -> [(&'static str, Config); 5] {
+/// counts, then the depth-free table with each count estimate and the pieces table with
+/// the first (docs/search.md, "Child counts").
+fn modes() -> [(&'static str, Config); 10] {
     let c = keyed();
+    let depth = Config {
+        depth_free: true,
+        ..c
+    };
+    let pieces = Config {
+        hand_superiority: true,
+        depth_free: true,
+        ..c
+    };
+    let est = |c: Config, e: Estimate| Config {
+        child_estimates: Some(e),
+        ..c
+    };
     [
         (
             "hands",
@@ -42,21 +58,8 @@ fn modes() -> [(&'static str, Config); 5] {
                 ..c
             },
         ),
-        (
-            "depth",
-            Config {
-                depth_free: true,
-                ..c
-            },
-        ),
-        (
-            "pieces",
-            Config {
-                hand_superiority: true,
-                depth_free: true,
-                ..c
-            },
-        ),
+        ("depth", depth),
+        ("pieces", pieces),
         (
             "counts",
             Config {
@@ -67,12 +70,15 @@ fn modes() -> [(&'static str, Config); 5] {
         (
             "pieces-counts",
             Config {
-                hand_superiority: true,
-                depth_free: true,
                 child_counts: true,
-                ..c
+                ..pieces
             },
         ),
+        ("est-ring", est(depth, Estimate::Ring)),
+        ("est-checker", est(depth, Estimate::Checker)),
+        ("est-attacked", est(depth, Estimate::Attacked)),
+        ("est-replies", est(depth, Estimate::Replies)),
+        ("pieces-est-attacked", est(pieces, Estimate::Attacked)),
     ]
 }
 
@@ -86,12 +92,17 @@ fn shortest(nodes: u64) -> Limits {
 fn the_manifest_keeps_the_chips_table() {
     let c = config();
     assert!(!c.hand_superiority && c.depth_free && c.pieces_table() && !c.child_counts);
+    assert_eq!(c.child_estimates, None);
     c.check_chip().unwrap();
     keyed().check_chip().unwrap();
     modes()[1].1.check_chip().unwrap();
     modes()[2].1.check_chip().unwrap();
     let e = modes()[3].1.check_chip().unwrap_err().to_string();
     assert!(e.contains("child_counts = true"), "{e}");
+    for (name, c) in &modes()[5..] {
+        let e = c.check_chip().unwrap_err().to_string();
+        assert!(e.contains("child_estimates"), "{name}: {e}");
+    }
 }
 
 /// Every suite problem: the same result as the keyed table, the mates at the same
@@ -102,8 +113,8 @@ fn every_mode_answers_the_suite_as_the_keyed_table() {
     let problems =
         load_suite(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("problems")).unwrap();
     let mut plies = Solver::new(keyed());
-    let mut nodes = [0u64; 6];
-    let mut counts = [0u64; 6];
+    let mut nodes = [0u64; 11];
+    let mut counts = [0u64; 11];
     let mut solvers: Vec<_> = modes().map(|(name, c)| (name, Solver::new(c))).into();
     for p in problems.iter().filter(|p| p.solve_only.is_none()) {
         let pos = Position::from_sfen(&p.sfen).unwrap();
@@ -127,11 +138,15 @@ fn every_mode_answers_the_suite_as_the_keyed_table() {
         }
     }
     let what = format!(
-        "plies / hands / depth / pieces / counts / pieces-counts: nodes {nodes:?}, counts {counts:?}"
+        "plies / hands / depth / pieces / counts / pieces-counts / est-ring / est-checker / \
+         est-attacked / est-replies / pieces-est-attacked: nodes {nodes:?}, counts {counts:?}"
     );
     assert!(nodes[3] < nodes[0], "{what}");
     assert!(nodes[4] < nodes[0] && nodes[5] < nodes[0], "{what}");
     assert!(counts[..4].iter().all(|&c| c == 0), "{what}");
+    // The estimates count nothing; the exact replies clamped at 1 save nodes.
+    assert!(counts[6..].iter().all(|&c| c == 0), "{what}");
+    assert!(nodes[9] < nodes[2], "{what}");
     assert!(counts[4] > nodes[4] && counts[5] > nodes[5], "{what}");
 }
 

@@ -14,7 +14,7 @@ use rsshogi::board::Position as Board;
 use rsshogi::types::Move;
 
 use super::child_frames::{Child, ChildFrames};
-use super::expand::{Node, count_children, expand, expand_with};
+use super::expand::{Node, count_children, estimate_children, expand, expand_with};
 use super::hands::{self, EMPTY, Hand};
 use super::moves::{Kind, ReplyCache};
 use super::pieces::{PieceTable, Probe, kept_hand};
@@ -267,6 +267,11 @@ impl<'a> Machine<'a> {
                 &mut self.counters.counts,
                 &mut children,
             );
+        }
+        if let Some(estimate) = self.config.child_estimates
+            && matches!(expanded, Ok(None))
+        {
+            estimate_children(&self.board, kind, estimate, &mut children);
         }
         self.frames.put(d, children);
         Ok(match expanded? {

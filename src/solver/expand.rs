@@ -4,14 +4,15 @@
 //! in stream order, the same probes); `tests/hw_expand.rs` compares the two on random
 //! nodes, tables and paths, with both tables ([`expand`](fn@expand), [`expand_with`]).
 //!
-//! Child counts ([`count_children`], docs/search.md, "Child counts") are the model's only:
-//! the chip starts every new child at (1, 1).
+//! Child counts ([`count_children`], docs/search.md, "Child counts") and count estimates
+//! ([`estimate_children`]) are the model's only: the chip starts every new child at (1, 1).
 
 use rsshogi::board::Position as Board;
 use rsshogi::types::Move;
 
 use super::Reason;
 use super::child_frames::Child;
+use super::count_estimate::{self, Estimate, NodeSignals};
 use super::hands::{self, EMPTY, Hand};
 use super::moves::{Kind, ReplyCache, count_moves, node_moves_under};
 use super::position_hash::{KeyRule, Keys};
@@ -171,6 +172,20 @@ pub fn count_children(
         board
             .undo_move(child.mv)
             .expect("undo of the move just made");
+    }
+}
+
+/// Count estimates (docs/search.md, "Child counts"): each child among `children` of an
+/// expanded OR node `board` with the value of a new node gets `(e, 1)`, `e` its estimate
+/// ([`count_estimate::estimate`], at least 1: nothing is solved); an AND node's children
+/// keep (1, 1). No count, no node.
+pub fn estimate_children(board: &Board, kind: Kind, estimate: Estimate, children: &mut [Child]) {
+    if kind != Kind::Or {
+        return;
+    }
+    let node = NodeSignals::of(board);
+    for child in children.iter_mut().filter(|c| c.value == Value::NEW) {
+        child.value.pn = count_estimate::estimate(board, &node, estimate, child.mv);
     }
 }
 

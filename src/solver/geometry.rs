@@ -44,6 +44,12 @@ pub struct Config {
     /// mate or a node without checks solved at once). The model only: the chip refuses it.
     #[serde(default)]
     pub child_counts: bool,
+    /// Count estimates (docs/search.md, "Child counts"): a new child of an OR node gets
+    /// a first proof number estimated from the node's position and the check
+    /// ([`super::count_estimate`]), no generator run of the child. The model only, for
+    /// now: the chip refuses it, and so does a configuration with `child_counts`.
+    #[serde(default)]
+    pub child_estimates: Option<super::count_estimate::Estimate>,
 }
 
 impl Config {
@@ -71,6 +77,9 @@ impl Config {
         if !(1..=1024).contains(&self.max_children) {
             bail!("max_children = {}: between 1 and 1024", self.max_children);
         }
+        if self.child_counts && self.child_estimates.is_some() {
+            bail!("child_counts and child_estimates: one of the two at most");
+        }
         Ok(())
     }
 
@@ -83,6 +92,13 @@ impl Config {
             bail!(
                 "child_counts = true: the chip starts every new child at (1, 1); set it false \
                  in swim.toml [search]"
+            );
+        }
+        if let Some(e) = self.child_estimates {
+            bail!(
+                "child_estimates = \"{}\": the chip starts every new child at (1, 1); leave it \
+                 out of swim.toml [search]",
+                e.name()
             );
         }
         if self.max_plies < 9 {
@@ -352,6 +368,7 @@ mod tests {
             hand_superiority: false,
             depth_free: false,
             child_counts: false,
+            child_estimates: None,
         };
         assert_eq!((c.ply_bits(), c.child_bits(), c.chip_plies()), (6, 7, 64));
         let c = Config {

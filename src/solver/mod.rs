@@ -36,6 +36,7 @@
 pub mod alternatives;
 pub mod child_frames;
 pub mod controller;
+pub mod count_estimate;
 pub mod expand;
 pub mod geometry;
 pub mod hands;

@@ -1,61 +1,135 @@
-//! The table modes by name (docs/search.md, "The pieces table", "Child counts"): the three
+//! The table modes by name (docs/search.md, "The pieces table", "Child counts"): the four
 //! switches of swim.toml `[search]` that choose the table and the first numbers of new
 //! children, as `cargo xtask bench --solver --model-modes` and `--chip-table`, and `cargo
 //! xtask solve --table` name them. No chip block: the chip takes the switches themselves
-//! (`hdl/search/solver_top.spade`), all modes but the child counts.
+//! (`hdl/search/solver_top.spade`), all modes but the child counts and
+//! the count estimates.
 
 use anyhow::bail;
 
 use super::Config;
+use super::count_estimate::Estimate;
 
-/// A table mode: its name and the three switches of swim.toml `[search]` it sets.
+/// A table mode: its name and the four switches of swim.toml `[search]` it sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mode {
     pub name: &'static str,
     pub hand_superiority: bool,
     pub depth_free: bool,
     pub child_counts: bool,
+    pub estimate: Option<Estimate>,
 }
 
 /// The modes: the table keyed by plies left, the hands out of the key, the plies left out
-/// of it (depth-free entries), both; the keyed table and the pieces table with child
-/// counts (docs/search.md, "Child counts"). The chip has all but the child counts.
-pub const MODES: [Mode; 6] = [
+/// of it (depth-free entries), both; the keyed table, the pieces table and the depth-free
+/// table with child counts (docs/search.md, "Child counts"); the depth-free table and the
+/// pieces table with each count estimate ([`Estimate`], `est-` and `pieces-est-` and its
+/// name). The chip has the first four.
+pub const MODES: [Mode; 15] = [
     Mode {
         name: "plies",
         hand_superiority: false,
         depth_free: false,
         child_counts: false,
+        estimate: None,
     },
     Mode {
         name: "hands",
         hand_superiority: true,
         depth_free: false,
         child_counts: false,
+        estimate: None,
     },
     Mode {
         name: "depth",
         hand_superiority: false,
         depth_free: true,
         child_counts: false,
+        estimate: None,
     },
     Mode {
         name: "pieces",
         hand_superiority: true,
         depth_free: true,
         child_counts: false,
+        estimate: None,
     },
     Mode {
         name: "counts",
         hand_superiority: false,
         depth_free: false,
         child_counts: true,
+        estimate: None,
     },
     Mode {
         name: "pieces-counts",
         hand_superiority: true,
         depth_free: true,
         child_counts: true,
+        estimate: None,
+    },
+    Mode {
+        name: "depth-counts",
+        hand_superiority: false,
+        depth_free: true,
+        child_counts: true,
+        estimate: None,
+    },
+    Mode {
+        name: "est-ring",
+        hand_superiority: false,
+        depth_free: true,
+        child_counts: false,
+        estimate: Some(Estimate::Ring),
+    },
+    Mode {
+        name: "est-checker",
+        hand_superiority: false,
+        depth_free: true,
+        child_counts: false,
+        estimate: Some(Estimate::Checker),
+    },
+    Mode {
+        name: "est-attacked",
+        hand_superiority: false,
+        depth_free: true,
+        child_counts: false,
+        estimate: Some(Estimate::Attacked),
+    },
+    Mode {
+        name: "est-replies",
+        hand_superiority: false,
+        depth_free: true,
+        child_counts: false,
+        estimate: Some(Estimate::Replies),
+    },
+    Mode {
+        name: "pieces-est-ring",
+        hand_superiority: true,
+        depth_free: true,
+        child_counts: false,
+        estimate: Some(Estimate::Ring),
+    },
+    Mode {
+        name: "pieces-est-checker",
+        hand_superiority: true,
+        depth_free: true,
+        child_counts: false,
+        estimate: Some(Estimate::Checker),
+    },
+    Mode {
+        name: "pieces-est-attacked",
+        hand_superiority: true,
+        depth_free: true,
+        child_counts: false,
+        estimate: Some(Estimate::Attacked),
+    },
+    Mode {
+        name: "pieces-est-replies",
+        hand_superiority: true,
+        depth_free: true,
+        child_counts: false,
+        estimate: Some(Estimate::Replies),
     },
 ];
 
@@ -83,17 +157,18 @@ pub fn parse_modes(text: &str) -> anyhow::Result<Vec<Mode>> {
 }
 
 impl Mode {
-    /// Whether the chip searches this mode: no child counts.
+    /// Whether the chip searches this mode: no child counts, no count estimates.
     pub fn on_chip(&self) -> bool {
-        !self.child_counts
+        !self.child_counts && self.estimate.is_none()
     }
 
-    /// `config` with this mode's three switches.
+    /// `config` with this mode's four switches.
     pub fn apply(&self, config: Config) -> Config {
         Config {
             hand_superiority: self.hand_superiority,
             depth_free: self.depth_free,
             child_counts: self.child_counts,
+            child_estimates: self.estimate,
             ..config
         }
     }
@@ -114,7 +189,9 @@ mod tests {
         }
         assert_eq!(
             mode_names(),
-            "plies, hands, depth, pieces, counts, pieces-counts"
+            "plies, hands, depth, pieces, counts, pieces-counts, depth-counts, est-ring, \
+             est-checker, est-attacked, est-replies, pieces-est-ring, pieces-est-checker, \
+             pieces-est-attacked, pieces-est-replies"
         );
     }
 
@@ -137,7 +214,7 @@ mod tests {
     }
 
     #[test]
-    fn a_mode_sets_the_three_switches_and_the_chip_has_all_but_the_counts() {
+    fn a_mode_sets_the_four_switches_and_the_chip_has_all_but_the_counts() {
         let config = Config {
             tt_index_bits: 4,
             tt_ways: 2,
@@ -146,11 +223,17 @@ mod tests {
             hand_superiority: false,
             depth_free: false,
             child_counts: false,
+            child_estimates: None,
         };
         let set = MODES[5].apply(config);
         assert!(set.hand_superiority && set.depth_free && set.child_counts);
         assert_eq!((set.tt_index_bits, set.max_plies), (4, 16));
         assert_eq!(MODES[0].apply(set), config);
+        let est = MODES[9].apply(config);
+        assert_eq!(est.child_estimates, Some(Estimate::Attacked));
+        assert!(est.depth_free && !est.hand_superiority && !est.child_counts);
+        est.check().unwrap();
+        assert!(est.check_chip().is_err());
         let on_chip: Vec<_> = MODES
             .iter()
             .filter(|m| m.on_chip())

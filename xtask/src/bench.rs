@@ -63,13 +63,14 @@ pub struct BenchArgs {
     pub chip_sample: usize,
     /// With --solver: the model's table modes, a row each, comma-separated: plies (the
     /// table keyed by plies left), hands (hand_superiority), depth (depth_free, swim.toml's),
-    /// pieces (both), counts (plies with child_counts), pieces-counts; default
-    /// depth,pieces. The chip searches with swim.toml [search] (or --chip-table); its
+    /// pieces (both), counts (plies with child_counts), pieces-counts, depth-counts, the
+    /// count estimates est-ring, est-checker, est-attacked, est-replies (depth with
+    /// child_estimates) and pieces-est-*; default depth,pieces. The chip searches with swim.toml [search] (or --chip-table); its
     /// column compares with the first.
     #[arg(long, value_name = "MODES")]
     pub model_modes: Option<String>,
     /// With --solver: the chip's table mode (one of --model-modes' names without child
-    /// counts) instead of swim.toml [search]'s; its twin, the model it must equal, searches
+    /// counts or estimates) instead of swim.toml [search]'s; its twin, the model it must equal, searches
     /// with the same.
     #[arg(long, value_name = "MODE")]
     pub chip_table: Option<String>,

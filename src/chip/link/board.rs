@@ -80,6 +80,7 @@ impl<T: Transport> BoardSearcher<T> {
             hand_superiority: false,
             depth_free: false,
             child_counts: false,
+            child_estimates: None,
         };
         chip_takes(built, config).map_err(|why| format!("the board's chip: {why}"))?;
         // A PROGRESS frame (20 bytes) at most every twentieth of the line's time.

@@ -292,7 +292,7 @@ fn chip_config(built: Config, chip_table: Option<&str>) -> Result<Config> {
             return Err(Failure::error(
                 2,
                 format!(
-                    "--chip-table {name}: one mode without child counts (the chip starts \
+                    "--chip-table {name}: one mode without child counts or estimates (the chip starts \
                      every new child at (1, 1))"
                 ),
             ));

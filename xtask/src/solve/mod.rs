@@ -180,7 +180,9 @@ pub struct SolveArgs {
     pub max_plies: Option<usize>,
     /// The table (docs/search.md): plies (keyed by plies left), hands (hand_superiority),
     /// depth (depth_free, swim.toml's default), pieces (both), counts (plies with
-    /// child_counts) or pieces-counts; the chip takes all but the counts.
+    /// child_counts), pieces-counts, depth-counts, or a count estimate (est-ring,
+    /// est-checker, est-attacked, est-replies: depth with child_estimates; pieces-est-*);
+    /// the chip takes all but the counts and the estimates.
     #[arg(long, value_name = "MODE")]
     pub table: Option<String>,
 }
