@@ -14,6 +14,7 @@
 //! - [`sdram`], [`sdram_model`]: the SDRAM controller (`hdl/sdram/`: `sdram_top`) and the
 //!   simulated SDRAM it is checked against.
 
+pub mod count;
 pub mod expand;
 pub mod link;
 pub mod movegen;

@@ -1,9 +1,10 @@
 //! Count estimates (docs/search.md, "Child counts"; experiments/solver.md, "Count
 //! estimates"): a new child of an OR node gets a first proof number estimated from the
 //! OR node's position and the check alone, without a generator run of the child, as a
-//! count unit beside EXPAND's stream could work it out in a cycle a child. The model's
-//! only (`Config::child_estimates`; `Config::check_chip` refuses it): no chip block is
-//! its twin yet.
+//! count unit beside EXPAND's stream could work it out in a cycle a child. The chip's
+//! search does not use them yet (`Config::child_estimates`; `Config::check_chip` refuses
+//! it); the count unit `hdl/search/count_unit.spade` is the twin of
+//! [`Estimate::Attacked`] on its own (tests/hw_count_unit.rs).
 //!
 //! Every estimate is a pure function of the board before the check and the check, at
 //! least 1 (an estimate never claims a mate: mates stay EXPAND's) and at most
@@ -135,6 +136,28 @@ impl NodeSignals {
             occ,
             hand_kinds,
         }
+    }
+}
+
+impl NodeSignals {
+    /// The defender king's square.
+    pub fn king(&self) -> Square {
+        self.king
+    }
+
+    /// The ring squares the attacker attacks (the king taken off the board).
+    pub fn attacked(&self) -> Bitboard {
+        self.attacked
+    }
+
+    /// The ring squares two of the attacker's pieces or more attack.
+    pub fn attacked2(&self) -> Bitboard {
+        self.attacked2
+    }
+
+    /// The number of kinds in the defender's hand.
+    pub fn hand_kinds(&self) -> u32 {
+        self.hand_kinds
     }
 }
 
