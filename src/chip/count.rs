@@ -30,10 +30,16 @@ pub struct ChipNode {
 }
 
 impl CountChip<'_> {
-    /// Load the OR node `pos` over the bus and wait a cycle for the node's signals.
+    /// Load the OR node `pos` over the bus and wait for the node's signals (`ready`: the
+    /// unit's scan of the ring, a square a cycle).
     pub fn load_node(&mut self, pos: &Position) -> ChipNode {
         self.load(pos);
-        self.tick();
+        let mut waited = 0;
+        while self.model().ready == 0 {
+            assert!(waited < 20, "the count unit's node signals are not ready");
+            self.tick();
+            waited += 1;
+        }
         let m = self.model();
         ChipNode {
             attacked: m.node_attacked,
