@@ -34,6 +34,15 @@ impl Rule {
         }
     }
 
+    /// What a mate's length says of the rule: ` by the composers' rule`, or nothing when
+    /// every interposition counts (the plain length).
+    pub fn length_words(self) -> &'static str {
+        match self {
+            Rule::EveryInterposition => "",
+            Rule::Composers => " by the composers' rule",
+        }
+    }
+
     /// Keeps in `evasions` (the legal evasions of the defender to move in `board`, in
     /// check) the replies that count under the rule, in their order.
     pub fn keep_replies(self, board: &mut Board, evasions: &mut Vec<Move>) {
@@ -170,4 +179,12 @@ pub struct LeftOut {
     pub ply: usize,
     /// Its futile interpositions, in stream order (the order of the search's children).
     pub moves: Vec<Move>,
+}
+
+impl LeftOut {
+    /// `after ply 1: P*2b L*2b`, as the reports write it.
+    pub fn text(&self) -> String {
+        let moves: Vec<String> = self.moves.iter().map(|m| m.to_usi()).collect();
+        format!("after ply {}: {}", self.ply, moves.join(" "))
+    }
 }

@@ -546,17 +546,12 @@ pub fn answer(outcome: &Outcome, elapsed: Duration) -> Vec<String> {
                 1 => "1 ply".to_string(),
                 n => format!("{n} plies"),
             };
-            let rule = match outcome.rule {
-                Rule::Composers => " by the composers' rule",
-                Rule::EveryInterposition => "",
-            };
+            let rule = outcome.rule.length_words();
             lines.push(format!("info string mate in {plies}{rule}{shortest}"));
             for gap in &outcome.left_out {
-                let moves: Vec<String> = gap.moves.iter().map(|m| m.to_usi()).collect();
                 lines.push(format!(
-                    "info string futile interpositions left out after ply {}: {}",
-                    gap.ply,
-                    moves.join(" ")
+                    "info string futile interpositions left out {}",
+                    gap.text()
                 ));
             }
             lines.push(format!("checkmate {}", line.join(" ")));

@@ -64,7 +64,7 @@ fn lead(solved: &Solved, variation: Option<usize>, ply: usize) -> Vec<Move> {
 /// `line` (starting at `ply`, after the moves `lead`) in USI, or in Japanese (`ja`).
 fn written(solved: &Solved, lead: &[Move], line: &[Move], ja: bool) -> String {
     if !ja {
-        return usi(line);
+        return super::output::usi_moves(line);
     }
     let mut at = solved.pos.clone();
     for &m in lead {
@@ -163,14 +163,6 @@ pub fn suite_summary<'a>(solved: impl Iterator<Item = &'a Solved>) -> String {
         check_time.as_secs_f64(),
         solve_time.as_secs_f64()
     )
-}
-
-fn usi(moves: &[Move]) -> String {
-    moves
-        .iter()
-        .map(|m| m.to_usi())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The JSON of the checks: `alternatives`, `variations`, `checks` (their cost and whether

@@ -36,8 +36,12 @@ pub fn cycles_text(cycles: &Cycles, nodes: u64, clock_mhz: f64) -> String {
 
 /// The line in USI, space-separated.
 pub fn usi(outcome: &Outcome) -> String {
-    outcome
-        .pv
+    usi_moves(&outcome.pv)
+}
+
+/// Moves in USI, space-separated.
+pub fn usi_moves(moves: &[tsume::rsshogi::types::Move]) -> String {
+    moves
         .iter()
         .map(|m| m.to_usi())
         .collect::<Vec<_>>()
@@ -122,10 +126,7 @@ pub fn describe(outcome: &Outcome, asked: Asked) -> String {
             } else {
                 ""
             };
-            let rule = match outcome.rule {
-                Rule::Composers => " by the composers' rule",
-                Rule::EveryInterposition => "",
-            };
+            let rule = outcome.rule.length_words();
             format!("mate in {}{rule}{shortest}", outcome.pv.len())
         }
         SearchResult::NoMate => "no mate".to_string(),
@@ -142,14 +143,7 @@ pub fn rule_text(outcome: &Outcome) -> String {
             "composers' rule (futile interpositions left out; none on this line)".to_string()
         }
         Rule::Composers => {
-            let gaps: Vec<String> = outcome
-                .left_out
-                .iter()
-                .map(|gap| {
-                    let moves: Vec<String> = gap.moves.iter().map(|m| m.to_usi()).collect();
-                    format!("after ply {}: {}", gap.ply, moves.join(" "))
-                })
-                .collect();
+            let gaps: Vec<String> = outcome.left_out.iter().map(|gap| gap.text()).collect();
             format!(
                 "composers' rule, futile interpositions left out {}",
                 gaps.join("; ")
