@@ -24,6 +24,7 @@ use rand::{Rng, SeedableRng};
 use tsume::chip::solver::{ChipSearcher, SolverChip, Walked};
 use tsume::position::Position;
 use tsume::random::{Kind as PositionKind, TsumeGenerator, seed_from_env};
+use tsume::solver::count_estimate::Estimate;
 use tsume::solver::{
     Config, Limits, Outcome, Reason, Root, SearchResult, Solver, StoreRecord, solve_on,
 };
@@ -209,6 +210,39 @@ fn hand_superiority_solves_as_in_the_model() {
         ..pieces
     };
     smaller_geometry(small, "hand superiority with a table of 2 sets");
+}
+
+/// Count estimates (the count unit in EXPAND, `child_estimates = "attacked"`): an OR
+/// node's new children start at the unit's estimate, in both twins, on random positions
+/// and the suite's first problems (every store compared with hand superiority too); the
+/// searches must differ from those without estimates.
+#[test]
+fn count_estimates_solve_as_in_the_model() {
+    let base = common::search_config();
+    let est = Config {
+        child_estimates: Some(Estimate::Attacked),
+        child_counts: false,
+        ..base
+    };
+    random_positions(est, OTHER_MODE_POSITIONS);
+    let (outcomes, _) = smaller_geometry(est, "count estimates");
+    let changed = differ_from(
+        &outcomes,
+        Config {
+            child_estimates: None,
+            ..est
+        },
+    );
+    assert!(
+        changed > 0,
+        "the count estimates changed no search of the suite's first problems"
+    );
+    let pieces = Config {
+        hand_superiority: true,
+        depth_free: true,
+        ..est
+    };
+    smaller_geometry(pieces, "count estimates with hand superiority");
 }
 
 /// Fresh random positions (seed printed on failure) solved by both with `config`; with

@@ -16,6 +16,7 @@ use crate::bus;
 use crate::chip::select::frame_peek_model;
 use crate::chip::{Chip, MAX_LEFT, bus_model, left_port};
 use crate::position::Position;
+use crate::solver::count_estimate::Estimate;
 use crate::solver::hands::{self, Hand};
 use crate::solver::position_hash::KeyRule;
 use crate::solver::transposition_table::Found;
@@ -120,6 +121,21 @@ impl OnChip for ChipSearcher<'_> {
 /// chip's `table_bits` and `max_children` inputs the rest. The error says what the chip
 /// can take.
 pub fn chip_takes(built: Config, config: Config) -> Result<(), String> {
+    if config.child_counts {
+        return Err(
+            "child counts: the chip has no generator run a child; its count unit \
+                    gives estimates (child_estimates = \"attacked\")"
+                .to_string(),
+        );
+    }
+    if let Some(e) = config.child_estimates
+        && e != Estimate::Attacked
+    {
+        return Err(format!(
+            "child_estimates = \"{}\": the chip's count unit gives \"attacked\" only",
+            e.name()
+        ));
+    }
     if config.tt_ways == built.tt_ways
         && config.tt_index_bits <= built.tt_index_bits
         && (2..=built.max_plies).contains(&config.max_plies)
@@ -317,6 +333,7 @@ impl Searcher for ChipSearcher<'_> {
         let m = self.chip.model_mut();
         m.table_bits = self.config.tt_index_bits as u8;
         m.depth_free = u8::from(self.config.depth_free);
+        m.estimates = u8::from(self.config.child_estimates == Some(Estimate::Attacked));
         m.max_children = self.config.max_children as u16;
         self.pulse(|m| m.clear = 1, |m| m.clear = 0);
         self.wait("table", |m| m.tt_ready == 1)

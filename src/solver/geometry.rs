@@ -46,8 +46,9 @@ pub struct Config {
     pub child_counts: bool,
     /// Count estimates (docs/search.md, "Child counts"): a new child of an OR node gets
     /// a first proof number estimated from the node's position and the check
-    /// ([`super::count_estimate`]), no generator run of the child. The model only, for
-    /// now: the chip refuses it, and so does a configuration with `child_counts`.
+    /// ([`super::count_estimate`]), no generator run of the child. The chip's count unit
+    /// gives `attacked` (the simulated chip; not the board's yet); a configuration with
+    /// `child_counts` refuses it.
     #[serde(default)]
     pub child_estimates: Option<super::count_estimate::Estimate>,
 }
@@ -94,10 +95,12 @@ impl Config {
                  in swim.toml [search]"
             );
         }
-        if let Some(e) = self.child_estimates {
+        if let Some(e) = self.child_estimates
+            && e != super::count_estimate::Estimate::Attacked
+        {
             bail!(
-                "child_estimates = \"{}\": the chip starts every new child at (1, 1); leave it \
-                 out of swim.toml [search]",
+                "child_estimates = \"{}\": the chip's count unit gives \"attacked\" only; \
+                 set that or leave it out of swim.toml [search]",
                 e.name()
             );
         }

@@ -157,9 +157,10 @@ pub fn parse_modes(text: &str) -> anyhow::Result<Vec<Mode>> {
 }
 
 impl Mode {
-    /// Whether the chip searches this mode: no child counts, no count estimates.
+    /// Whether the chip searches this mode: no child counts, no count estimates but the
+    /// count unit's (`attacked`).
     pub fn on_chip(&self) -> bool {
-        !self.child_counts && self.estimate.is_none()
+        !self.child_counts && matches!(self.estimate, None | Some(Estimate::Attacked))
     }
 
     /// `config` with this mode's four switches.
@@ -233,12 +234,23 @@ mod tests {
         assert_eq!(est.child_estimates, Some(Estimate::Attacked));
         assert!(est.depth_free && !est.hand_superiority && !est.child_counts);
         est.check().unwrap();
-        assert!(est.check_chip().is_err());
+        est.check_chip().unwrap();
+        assert!(MODES[8].apply(config).check_chip().is_err());
         let on_chip: Vec<_> = MODES
             .iter()
             .filter(|m| m.on_chip())
             .map(|m| m.name)
             .collect();
-        assert_eq!(on_chip, ["plies", "hands", "depth", "pieces"]);
+        assert_eq!(
+            on_chip,
+            [
+                "plies",
+                "hands",
+                "depth",
+                "pieces",
+                "est-attacked",
+                "pieces-est-attacked"
+            ]
+        );
     }
 }

@@ -82,7 +82,7 @@ impl<T: Transport> BoardSearcher<T> {
             child_counts: false,
             child_estimates: None,
         };
-        chip_takes(built, config).map_err(|why| format!("the board's chip: {why}"))?;
+        board_takes(built, config).map_err(|why| format!("the board's chip: {why}"))?;
         // A PROGRESS frame (20 bytes) at most every twentieth of the line's time.
         let frame_cycles = link.transport().bit_time().as_secs_f64() * 200.0 * clock_hz;
         let progress_log2 = (frame_cycles * 20.0).log2().ceil().clamp(8.0, 31.0) as u8;
@@ -379,9 +379,22 @@ impl<T: Transport> Searcher for BoardSearcher<T> {
     }
 }
 
+/// What the board's chip takes: what the simulated chip takes ([`chip_takes`]), without
+/// count estimates (the board's chip leaves the count unit out: hdl/link/solver_link_top.spade).
+fn board_takes(built: Config, config: Config) -> Result<(), String> {
+    if config.child_estimates.is_some() {
+        return Err(
+            "the board's chip has no count unit yet (child_estimates): search \
+                    without it, or on the simulated chip (--sim)"
+                .to_string(),
+        );
+    }
+    chip_takes(built, config)
+}
+
 impl<T: Transport> OnChip for BoardSearcher<T> {
     fn set_config(&mut self, config: Config) -> Result<(), String> {
-        chip_takes(self.built, config)?;
+        board_takes(self.built, config)?;
         self.config = config;
         Ok(())
     }
