@@ -14,6 +14,9 @@ pub struct CountUnitTop;
 
 bus_model!(CountUnitTop);
 
+/// Cycles from a move word on `mv` to its estimate on `estimate` (the unit's four stages).
+pub const LATENCY: usize = 4;
+
 /// Driver of [`CountUnitTop`].
 pub type CountChip<'ctx> = Chip<'ctx, CountUnitTop<'ctx>>;
 
@@ -61,10 +64,29 @@ impl CountChip<'_> {
         )
     }
 
-    /// The estimate of the check `mv` of the loaded node: one cycle.
+    /// The estimate of the check `mv` of the loaded node, `mv` held through the unit's
+    /// [`LATENCY`] cycles (its terms, [`CountChip::terms`], are those of `mv` too).
     pub fn estimate(&mut self, mv: rsshogi::types::Move) -> u8 {
         self.model_mut().mv = bus::encode_move(mv);
-        self.tick();
+        for _ in 0..LATENCY {
+            self.tick();
+        }
         self.model().estimate
+    }
+
+    /// The estimates of `moves` of the loaded node given one a cycle, as EXPAND's stream
+    /// gives them: each read [`LATENCY`] cycles after its move.
+    pub fn estimates_streamed(&mut self, moves: &[rsshogi::types::Move]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(moves.len());
+        for i in 0..moves.len() + LATENCY {
+            if let Some(&mv) = moves.get(i) {
+                self.model_mut().mv = bus::encode_move(mv);
+            }
+            self.tick();
+            if i + 1 >= LATENCY && out.len() < moves.len() {
+                out.push(self.model().estimate);
+            }
+        }
+        out
     }
 }

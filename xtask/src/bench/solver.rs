@@ -292,13 +292,14 @@ fn chip_config(built: Config, chip_table: Option<&str>) -> Result<Config> {
             return Err(Failure::error(
                 2,
                 format!(
-                    "--chip-table {name}: one mode without child counts or estimates (the chip starts \
-                     every new child at (1, 1))"
+                    "--chip-table {name}: one mode without child counts, with no estimate but the \
+                     count unit's (depth, pieces, plies, hands, est-attacked, pieces-est-attacked)"
                 ),
             ));
         }
         chip_config.hand_superiority = mode.hand_superiority;
         chip_config.depth_free = mode.depth_free;
+        chip_config.child_estimates = mode.estimate;
     }
     Ok(chip_config)
 }
