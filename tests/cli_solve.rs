@@ -348,10 +348,15 @@ fn run_sim_solve_answers_as_solve_with_the_boards_table() {
         ],
         &input,
     );
+    let mode = tsume::solver::modes::mode_of(&board)
+        .expect("the board's table mode")
+        .name;
     let model = solve_on_model(
         &[
             "--tt-entries",
             &entries,
+            "--table",
+            mode,
             "--shortest",
             "--json",
             "--positions",
@@ -364,7 +369,7 @@ fn run_sim_solve_answers_as_solve_with_the_boards_table() {
     if board != manifest.search().unwrap() {
         assert!(
             stderr.contains(&format!("table: 2^{} sets", board.tt_index_bits))
-                && stderr.contains(&format!("--tt-entries {entries}")),
+                && stderr.contains(&format!("--tt-entries {entries} --table {mode}")),
             "{stderr}"
         );
     }

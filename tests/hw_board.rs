@@ -61,7 +61,16 @@ fn board(runtime: &SpadeRuntime, config: Config) -> Board<'_> {
 type BoardAndChip<'ctx> = Twins<Board<'ctx>, ChipSearcher<'ctx>>;
 
 fn board_and_chip(runtime: &SpadeRuntime) -> BoardAndChip<'_> {
-    board_and_chip_with(runtime, common::search_config())
+    board_and_chip_with(runtime, board_config())
+}
+
+/// swim.toml [search] as the board searches it: without count estimates (the board's
+/// chip leaves the count unit out).
+fn board_config() -> Config {
+    Config {
+        child_estimates: None,
+        ..common::search_config()
+    }
 }
 
 /// Both searching with `config`, a geometry and table mode the chip takes.
@@ -158,7 +167,7 @@ fn the_board_solves_with_hand_superiority_as_solver_top() {
     let config = Config {
         hand_superiority: true,
         depth_free: true,
-        ..common::search_config()
+        ..board_config()
     };
     let mut twins = board_and_chip_with(&runtime, config);
     let mut failures = Vec::new();
@@ -317,7 +326,7 @@ fn the_board_recovers_from_bad_and_mistimed_frames() {
         "the board's list of {mate3}"
     );
     // And the board then solves the new root.
-    let mut board = BoardSearcher::new(link, sim_config().clock_hz, common::search_config())
+    let mut board = BoardSearcher::new(link, sim_config().clock_hz, board_config())
         .expect("the board after the stop");
     let out = solve_on(&mut board, &mate3, limits(u64::MAX, true, Root::Attacker));
     assert_eq!(out.result, SearchResult::Mate);
@@ -327,7 +336,7 @@ fn the_board_recovers_from_bad_and_mistimed_frames() {
 /// A suite problem the model does not solve within 3,000 nodes: a search long enough for
 /// PROGRESS frames and requests in the middle of it.
 fn long_problem() -> Position {
-    let mut model = tsume::solver::Solver::new(common::search_config());
+    let mut model = tsume::solver::Solver::new(board_config());
     common::suite()
         .into_iter()
         .map(|(_, pos)| pos)
@@ -341,7 +350,7 @@ fn long_problem() -> Position {
 #[test]
 fn a_geometry_larger_than_the_board_is_refused() {
     let runtime = common::runtime();
-    let built = common::search_config();
+    let built = board_config();
     let larger = Config {
         tt_index_bits: built.tt_index_bits + 1,
         ..built
@@ -358,4 +367,13 @@ fn a_geometry_larger_than_the_board_is_refused() {
         ..built
     };
     assert!(BoardSearcher::new(sim(&runtime), sim_config().clock_hz, more_plies).is_err());
+    // The count unit's estimates: not on the board's chip.
+    let estimates = Config {
+        child_estimates: Some(tsume::solver::count_estimate::Estimate::Attacked),
+        ..built
+    };
+    let Err(error) = BoardSearcher::new(sim(&runtime), sim_config().clock_hz, estimates) else {
+        panic!("count estimates were taken by the board")
+    };
+    assert!(error.contains("count unit"), "{error}");
 }

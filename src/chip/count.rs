@@ -14,8 +14,8 @@ pub struct CountUnitTop;
 
 bus_model!(CountUnitTop);
 
-/// Cycles from a move word on `mv` to its estimate on `estimate` (the unit's four stages).
-pub const LATENCY: usize = 4;
+/// Cycles from a move word on `mv` to its estimate on `estimate` (the unit's five stages).
+pub const LATENCY: usize = 5;
 
 /// Driver of [`CountUnitTop`].
 pub type CountChip<'ctx> = Chip<'ctx, CountUnitTop<'ctx>>;

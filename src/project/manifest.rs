@@ -281,11 +281,17 @@ impl Manifest {
     }
 
     /// The search geometry of board `name`'s chip (default: `[fpga] board`): `[search]`'s,
-    /// with the board's `tt_index_bits` where it gives them. A board's table has at most
+    /// with the board's `tt_index_bits` where it gives them, without count estimates (the
+    /// boards' chips leave the count unit out). A board's table has at most
     /// `[search]`'s sets, so that the simulated chip (built from `[search]`) can search as
     /// the board does, with fewer sets.
     pub fn board_search(&self, name: Option<&str>) -> Result<crate::solver::Config> {
-        let base = self.search()?;
+        // The boards' chips leave the count unit out (hdl/link/solver_link_top.spade ties
+        // it off): a board searches without count estimates.
+        let base = crate::solver::Config {
+            child_estimates: None,
+            ..self.search()?
+        };
         let (name, board) = self.board(name)?;
         let Some(bits) = board.tt_index_bits else {
             return Ok(base);

@@ -5,7 +5,8 @@
 //! nodes, tables and paths, with both tables ([`expand`](fn@expand), [`expand_with`]).
 //!
 //! Child counts ([`count_children`], docs/search.md, "Child counts") and count estimates
-//! ([`estimate_children`]) are the model's only: the chip starts every new child at (1, 1).
+//! ([`estimate_children`]): the chip gives `attacked`'s estimates (its count unit in EXPAND),
+//! never counts.
 
 use rsshogi::board::Position as Board;
 use rsshogi::types::Move;

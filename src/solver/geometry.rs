@@ -91,7 +91,8 @@ impl Config {
         self.check()?;
         if self.child_counts {
             bail!(
-                "child_counts = true: the chip starts every new child at (1, 1); set it false \
+                "child_counts = true: the chip has no generator run a child (its count unit gives \
+                 child_estimates = \"attacked\"); set it false \
                  in swim.toml [search]"
             );
         }

@@ -140,6 +140,11 @@ pub fn mode_names() -> String {
 
 /// The modes named in `text` (comma-separated, spaces around a name ignored), in the order
 /// given, each once; an error names an unknown mode, or says none is named.
+/// The mode `config` searches in (its four switches), if it is one of [`MODES`].
+pub fn mode_of(config: &Config) -> Option<&'static Mode> {
+    MODES.iter().find(|m| m.apply(*config) == *config)
+}
+
 pub fn parse_modes(text: &str) -> anyhow::Result<Vec<Mode>> {
     let mut modes: Vec<Mode> = Vec::new();
     for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {

@@ -62,11 +62,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "K", default_value_t = 10, allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub chip_sample: usize,
     /// With --solver: the model's table modes, a row each, comma-separated: plies (the
-    /// table keyed by plies left), hands (hand_superiority), depth (depth_free, swim.toml's),
-    /// pieces (both), counts (plies with child_counts), pieces-counts, depth-counts, the
-    /// count estimates est-ring, est-checker, est-attacked, est-replies (depth with
-    /// child_estimates) and pieces-est-*; default depth,pieces. The chip searches with swim.toml [search] (or --chip-table); its
-    /// column compares with the first.
+    /// table keyed by plies left), hands (hand_superiority), depth (depth_free), pieces
+    /// (both), counts (plies with child_counts), pieces-counts, depth-counts, the count
+    /// estimates est-ring, est-checker, est-attacked (swim.toml's: the chip's count unit),
+    /// est-replies (depth with child_estimates) and pieces-est-*; default
+    /// est-attacked,depth,pieces. The chip searches with swim.toml [search] (or
+    /// --chip-table); its column compares with the first.
     #[arg(long, value_name = "MODES")]
     pub model_modes: Option<String>,
     /// With --solver: the chip's table mode (one of --model-modes' names without child

@@ -141,9 +141,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
     // simulated board top takes fewer sets than it is built with, so it searches as the board.
     let base = manifest.board_search(Some(board_name))?;
     if args.solve && base != manifest.search()? {
+        let mode = tsume::solver::modes::mode_of(&base)
+            .map_or(String::new(), |m| format!(" --table {}", m.name));
         eprintln!(
             "run: {board_name}'s table: 2^{} sets, {} entries (swim.toml [fpga.boards.\
-             {board_name}] tt_index_bits); `cargo xtask solve --tt-entries {}` searches the same",
+             {board_name}] tt_index_bits), no count estimates; `cargo xtask solve --tt-entries \
+             {}{mode}` searches the same",
             base.tt_index_bits,
             base.tt_entries(),
             base.tt_entries()

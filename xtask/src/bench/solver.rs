@@ -185,7 +185,7 @@ pub struct Options {
 }
 
 /// The model's modes when `--model-modes` names none.
-const DEFAULT_MODES: &str = "depth,pieces";
+const DEFAULT_MODES: &str = "est-attacked,depth,pieces";
 
 /// A model row's engine name: with the mode's name.
 fn engine_name(mode: &Mode) -> String {

@@ -221,8 +221,8 @@ pub fn run(args: &SolveArgs) -> Result<()> {
             return Err(Failure::error(
                 2,
                 format!(
-                    "--table {name}: the chip starts every new child at (1, 1) (no child \
-                     counts); add `--engine model`"
+                    "--table {name}: the chip takes no child counts and no estimate but its count \
+                     unit's (est-attacked, pieces-est-attacked); add `--engine model`"
                 ),
             ));
         }
