@@ -288,7 +288,15 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
             "{c}"
         );
         assert!(m.get("cycles").is_none(), "{m}");
-        for field in ["result", "pv", "nodes", "expansions", "probes", "stores"] {
+        for field in [
+            "result",
+            "pv",
+            "line_ja",
+            "nodes",
+            "expansions",
+            "probes",
+            "stores",
+        ] {
             assert_eq!(c[field], m[field], "{field}: chip {c}, model {m}");
         }
     }
@@ -342,6 +350,8 @@ fn run_sim_solve_answers_as_solve_with_the_boards_table() {
             "--sim",
             "--solve",
             "--shortest",
+            "--notation",
+            "ja",
             "--json",
             "--positions",
             "-",
@@ -358,6 +368,8 @@ fn run_sim_solve_answers_as_solve_with_the_boards_table() {
             "--table",
             mode,
             "--shortest",
+            "--notation",
+            "ja",
             "--json",
             "--positions",
             "-",
@@ -380,7 +392,16 @@ fn run_sim_solve_answers_as_solve_with_the_boards_table() {
     assert_eq!(run.len(), 3, "{run:?}");
     for (b, m) in run.iter().zip(&model).take(2) {
         assert!(b["cycles"].as_u64().unwrap() > 0, "{b}");
-        for field in ["result", "pv", "nodes", "expansions", "probes", "stores"] {
+        assert!(b["line_ja"].is_array(), "run --notation ja: {b}");
+        for field in [
+            "result",
+            "pv",
+            "line_ja",
+            "nodes",
+            "expansions",
+            "probes",
+            "stores",
+        ] {
             assert_eq!(b[field], m[field], "{field}: board {b}, model {m}");
         }
     }
@@ -401,7 +422,16 @@ fn a_suite_on_the_chip_runs_the_model_beside_it() {
     )
     .unwrap();
     let table = solve_on_chip(&["--suite", dir.to_str().unwrap(), "--shortest"], "");
-    let json = solve_on_chip(&["--suite", dir.to_str().unwrap(), "--json"], "");
+    let json = solve_on_chip(
+        &[
+            "--suite",
+            dir.to_str().unwrap(),
+            "--json",
+            "--notation",
+            "ja",
+        ],
+        "",
+    );
     let _ = std::fs::remove_dir_all(&dir);
     let stdout = text(&table.stdout);
     assert!(table.status.success(), "{stdout}{}", text(&table.stderr));
@@ -412,6 +442,22 @@ fn a_suite_on_the_chip_runs_the_model_beside_it() {
     for l in &lines {
         assert_eq!(l["same_as_model"], true, "{l}");
         assert_eq!(l["engine"], "chip", "{l}");
+        // --notation ja in the suite: the line in Japanese beside the USI one.
+        let sfen = l["sfen"].as_str().unwrap();
+        let pv: Vec<&str> = l["pv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        let ja: Vec<String> = l["line_ja"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no line_ja: {l}"))
+            .iter()
+            .map(|m| m.as_str().unwrap().to_string())
+            .collect();
+        let pos = Position::from_sfen(sfen).unwrap();
+        assert_eq!(ja, tsume::input::kif::line_ja(&pos, &moves(&pv)), "{l}");
     }
 }
 

@@ -89,6 +89,10 @@ pub struct RunArgs {
     /// With --solve: fewer child frames than the board's, as `solve --max-plies`.
     #[arg(long, value_name = "N", requires = "solve", allow_negative_numbers = true, value_parser = util::whole::<usize>)]
     pub max_plies: Option<usize>,
+    /// With --solve: how lines are written, as `solve --notation` (`ja`: the report's line
+    /// and the JSON's "line_ja" in Japanese notation, `▲３三角成`).
+    #[arg(long, value_enum, default_value_t = crate::solve::Notation::Usi, requires = "solve")]
+    pub notation: crate::solve::Notation,
 }
 
 impl RunArgs {
@@ -112,7 +116,7 @@ impl RunArgs {
             hash: None,
             max_plies: self.max_plies,
             table: None,
-            notation: crate::solve::Notation::Usi,
+            notation: self.notation,
         }
     }
 }

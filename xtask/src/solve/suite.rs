@@ -136,7 +136,7 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
     let asked = Asked {
         shortest: args.shortest_mode(),
         chip_plies: None,
-        ja: false,
+        ja: args.notation == super::Notation::Ja,
         alternatives: false,
     };
     let table = Table::new(&problems, clock, args.shortest_mode());
