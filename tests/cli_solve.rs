@@ -26,6 +26,17 @@ fn solve_on_chip(args: &[&str], stdin: &str) -> Output {
     xtask_with_input(&args, stdin)
 }
 
+/// The JSON fields in which two engines' answers to one position must agree.
+const SAME_ANSWER: [&str; 7] = [
+    "result",
+    "pv",
+    "line_ja",
+    "nodes",
+    "expansions",
+    "probes",
+    "stores",
+];
+
 fn moves(usi: &[&str]) -> Vec<Move> {
     usi.iter()
         .map(|m| Move::from_usi(m).unwrap_or_else(|| panic!("not a USI move: {m}")))
@@ -288,15 +299,7 @@ fn the_chip_is_the_default_engine_and_answers_as_the_model() {
             "{c}"
         );
         assert!(m.get("cycles").is_none(), "{m}");
-        for field in [
-            "result",
-            "pv",
-            "line_ja",
-            "nodes",
-            "expansions",
-            "probes",
-            "stores",
-        ] {
+        for field in SAME_ANSWER {
             assert_eq!(c[field], m[field], "{field}: chip {c}, model {m}");
         }
     }
@@ -393,15 +396,7 @@ fn run_sim_solve_answers_as_solve_with_the_boards_table() {
     for (b, m) in run.iter().zip(&model).take(2) {
         assert!(b["cycles"].as_u64().unwrap() > 0, "{b}");
         assert!(b["line_ja"].is_array(), "run --notation ja: {b}");
-        for field in [
-            "result",
-            "pv",
-            "line_ja",
-            "nodes",
-            "expansions",
-            "probes",
-            "stores",
-        ] {
+        for field in SAME_ANSWER {
             assert_eq!(b[field], m[field], "{field}: board {b}, model {m}");
         }
     }
