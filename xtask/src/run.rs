@@ -113,6 +113,8 @@ impl RunArgs {
             max_plies: self.max_plies,
             table: None,
             notation: crate::solve::Notation::Usi,
+            board: None,
+            tt2_bits: None,
         }
     }
 }
