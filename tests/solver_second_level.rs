@@ -127,3 +127,66 @@ fn the_board_has_a_second_level_the_chip_does_not_yet() {
     let e = table(c, 10, 33).check().unwrap_err().to_string();
     assert!(e.contains("tt2_index_bits = 33"), "{e}");
 }
+
+/// A suite problem's SFEN.
+fn suite_sfen(id: &str) -> String {
+    load_suite(&Path::new(env!("CARGO_MANIFEST_DIR")).join("problems"))
+        .unwrap()
+        .into_iter()
+        .find(|p| p.id == id)
+        .unwrap_or_else(|| panic!("no problem {id} in the suite"))
+        .sfen
+}
+
+/// `cargo xtask solve --engine model --board` and `--tt2-bits`: the report's and the JSON's
+/// second level; the chip and `--tt-entries` refuse `--board`.
+#[test]
+fn solve_searches_the_model_with_the_boards_table() {
+    use common::{json_lines, solve_on_model, text, xtask_with_input};
+    let sfen = suite_sfen("tsume5-bishop-rook");
+    let out = solve_on_model(&["--board", "--sfen", &sfen], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("4096 entries (4 ways)"), "{stdout}");
+    assert!(stdout.contains("second level of 2^20 slots"), "{stdout}");
+    assert!(stdout.contains("level2: first level answered"), "{stdout}");
+    // A tiny first level evicts: the second level is written and answers.
+    let out = solve_on_model(
+        &[
+            "--tt-entries",
+            "16",
+            "--tt2-bits",
+            "12",
+            "--json",
+            "--sfen",
+            &sfen,
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = &json_lines(&text(&out.stdout))[0];
+    assert_eq!(line["result"], "mate", "{line}");
+    let l2 = &line["level_two"];
+    let get = |k: &str| l2[k].as_u64().unwrap_or_else(|| panic!("{k} in {line}"));
+    assert!(get("write_backs") > 0 && get("hits") > 0, "{line}");
+    assert!(get("reads") <= line["probes"].as_u64().unwrap(), "{line}");
+    // Without a second level, no such field.
+    let out = solve_on_model(&["--json", "--sfen", &sfen], "");
+    let line = &json_lines(&text(&out.stdout))[0];
+    assert!(line.get("level_two").is_none(), "{line}");
+    // The chip has none; --board is the board's table, not --tt-entries'.
+    let out = xtask_with_input(&["solve", "--board", "--sfen", &sfen], "");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no second level yet (issue 76)"),
+        "{stderr}"
+    );
+    let out = solve_on_model(&["--board", "--tt-entries", "64", "--sfen", &sfen], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("cannot be used with"),
+        "{}",
+        text(&out.stderr)
+    );
+}
