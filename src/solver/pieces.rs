@@ -85,7 +85,7 @@ pub struct PieceTable {
     depth_free: bool,
     sets: Sets<PieceEntry>,
     /// With `tt2_index_bits`: the second level ([`super::second_level`]).
-    second: Option<SecondLevel<PieceEntry>>,
+    second: Option<Box<SecondLevel<PieceEntry>>>,
 }
 
 impl PieceTable {
@@ -109,11 +109,11 @@ impl PieceTable {
     pub fn with_second_level(mut self, index_bits: u32) -> Result<PieceTable, TableTooLarge> {
         self.second = match index_bits {
             0 => None,
-            bits => Some(SecondLevel::try_new(
+            bits => Some(Box::new(SecondLevel::try_new(
                 bits,
                 self.sets.index_bits(),
                 self.sets.ways(),
-            )?),
+            )?)),
         };
         Ok(self)
     }

@@ -122,7 +122,7 @@ impl Placement {
 /// ([`super::second_level`]).
 pub struct Table {
     sets: Sets<Entry>,
-    second: Option<SecondLevel<Entry>>,
+    second: Option<Box<SecondLevel<Entry>>>,
 }
 
 /// The ways of a table, 2^k sets of W entries `E`, and the generation each set was last
@@ -302,11 +302,11 @@ impl Table {
     pub fn with_second_level(mut self, index_bits: u32) -> Result<Table, TableTooLarge> {
         self.second = match index_bits {
             0 => None,
-            bits => Some(SecondLevel::try_new(
+            bits => Some(Box::new(SecondLevel::try_new(
                 bits,
                 self.sets.index_bits(),
                 self.sets.ways(),
-            )?),
+            )?)),
         };
         Ok(self)
     }

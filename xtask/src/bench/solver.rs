@@ -710,6 +710,7 @@ mod tests {
             expansions: exp,
             probes: exp,
             counts: None,
+            level_two: None,
             seconds: 1.0,
         };
         t.add(Expect::Mate(None), &run(Answer::Mate(3), 10, Some(4)));

@@ -378,7 +378,7 @@ fn fit_the_chip(base: Config, config: Config) -> Result<()> {
 /// What solves the positions of an `--sfen` or `--positions` run.
 enum Engine<'a, 'ctx> {
     Chip(&'a mut Chip<'ctx>),
-    Model(Solver),
+    Model(Box<Solver>),
 }
 
 impl Engine<'_, '_> {
@@ -404,6 +404,7 @@ impl Engine<'_, '_> {
                 Ok(solved)
             }
             Engine::Model(solver) => {
+                let solver = solver.as_mut();
                 let mut solved = solve(solver, sfen, limits)?;
                 if asked.alternatives {
                     solved.composed = composer::check(solver, &solved, limits);
@@ -447,7 +448,7 @@ fn positions(
         None => {
             let mut solver = model(config, args.table_entries())?;
             solver.set_interpositions(args.rule());
-            Engine::Model(solver)
+            Engine::Model(Box::new(solver))
         }
     };
     let limits = limits(args, None);
