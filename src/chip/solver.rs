@@ -136,6 +136,13 @@ pub fn chip_takes(built: Config, config: Config) -> Result<(), String> {
             e.name()
         ));
     }
+    if config.tt2_index_bits > 0 {
+        return Err(format!(
+            "the chip has no second level yet (issue 76): tt2_index_bits = {} is the model's \
+             alone; search the chip without it, or use the model (--engine model)",
+            config.tt2_index_bits
+        ));
+    }
     if config.tt_ways == built.tt_ways
         && config.tt_index_bits <= built.tt_index_bits
         && (2..=built.max_plies).contains(&config.max_plies)
@@ -506,7 +513,7 @@ impl Searcher for ChipSearcher<'_> {
             expansions: m.expansions,
             probes: m.probes,
             stores: m.stores,
-            counts: 0,
+            ..Counters::default()
         }
     }
 }

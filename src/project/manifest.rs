@@ -129,6 +129,11 @@ pub struct Board {
     /// bitstream is built with them, and the host searches the board with them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tt_index_bits: Option<u32>,
+    /// The slot-index bits of the table's second level in this board's SDRAM (docs/search.md,
+    /// "The second level (the board's SDRAM)"); left out, none. The chip has none yet
+    /// (issue 76): the model searches with it (`cargo xtask solve --engine model --board`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tt2_index_bits: Option<u32>,
     /// The placer seeds `bitstream` places and routes this board's chip with when no
     /// `--seed` is given (one run each, the fastest kept); left out, seed 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -309,6 +314,21 @@ impl Manifest {
             tt_index_bits: bits,
             ..base
         })
+    }
+
+    /// The model's geometry of board `name` (default: `[fpga] board`): its chip's
+    /// ([`Manifest::board_search`]) with the second level of its SDRAM, where it gives one.
+    pub fn board_model(&self, name: Option<&str>) -> Result<crate::solver::Config> {
+        let chip = self.board_search(name)?;
+        let (name, board) = self.board(name)?;
+        let config = crate::solver::Config {
+            tt2_index_bits: board.tt2_index_bits.unwrap_or(chip.tt2_index_bits),
+            ..chip
+        };
+        config
+            .check()
+            .with_context(|| format!("{} [fpga.boards.{name}]", self.path.display()))?;
+        Ok(config)
     }
 
     /// The generator clock of board `name` (default: `[fpga] board`), in MHz: the one clock

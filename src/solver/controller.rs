@@ -251,7 +251,7 @@ impl<'a> Machine<'a> {
                             left: left - 1,
                         };
                         table
-                            .lookup(probe)
+                            .probe(probe)
                             .map(|f| (Value::found(f.pn, f.dn, f.len, f.bounded), f.pieces))
                     },
                 )

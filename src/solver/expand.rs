@@ -69,7 +69,7 @@ pub fn expand(
         |hash, _| {
             let left = node.root_left - node.ply as u32;
             table
-                .lookup(keys.table_key(hash, left - 1))
+                .probe(keys.table_key(hash, left - 1))
                 .map(|f| (Value::found(f.pn, f.dn, f.len, f.bounded), EMPTY))
         },
     )

@@ -51,6 +51,11 @@ pub struct Config {
     /// `child_counts` refuses it.
     #[serde(default)]
     pub child_estimates: Option<super::count_estimate::Estimate>,
+    /// The table's second level (docs/search.md, "The second level (the board's SDRAM)"):
+    /// `2^tt2_index_bits` slots of one entry behind the table, indexed by the key's low
+    /// bits; 0 for none (the default). The model only, for now: the chip refuses it.
+    #[serde(default)]
+    pub tt2_index_bits: u32,
 }
 
 impl Config {
@@ -66,6 +71,12 @@ impl Config {
             bail!(
                 "tt_index_bits = {}: at most 32 (the tag is the hash's high 32 bits)",
                 self.tt_index_bits
+            );
+        }
+        if self.tt2_index_bits > 32 {
+            bail!(
+                "tt2_index_bits = {}: at most 32 (0 for no second level)",
+                self.tt2_index_bits
             );
         }
         if !(1..=64).contains(&self.tt_ways) {
@@ -103,6 +114,13 @@ impl Config {
                 "child_estimates = \"{}\": the chip's count unit gives \"attacked\" only; \
                  set that or leave it out of swim.toml [search]",
                 e.name()
+            );
+        }
+        if self.tt2_index_bits > 0 {
+            bail!(
+                "tt2_index_bits = {}: the chip has no second level yet (issue 76); set it to 0 \
+                 (or leave it out) in swim.toml [search], or search with the model",
+                self.tt2_index_bits
             );
         }
         if self.max_plies < 9 {
@@ -373,6 +391,7 @@ mod tests {
             depth_free: false,
             child_counts: false,
             child_estimates: None,
+            tt2_index_bits: 0,
         };
         assert_eq!((c.ply_bits(), c.child_bits(), c.chip_plies()), (6, 7, 64));
         let c = Config {

@@ -15,6 +15,8 @@
 //! - [`transposition_table`], [`pieces`]: the transposition table keyed by plies left, and
 //!   the pieces table (hands and plies left beside the tag), both
 //!   `hdl/search/transposition_table.spade`.
+//! - [`second_level`]: the table's second level (the board's SDRAM; the model only, for
+//!   now), behind either table.
 //! - [`solved_pieces`]: the proof and disproof pieces of a solved node.
 //! - [`moves`]: a node's children and their order (`order_children`).
 //! - [`controller`]: the iterative state machine, over [`expand`](mod@expand) (a node's
@@ -46,6 +48,7 @@ pub mod moves;
 pub mod pieces;
 pub mod position_hash;
 pub mod search_path;
+pub mod second_level;
 pub mod select;
 pub mod solved_pieces;
 pub mod transposition_table;
@@ -117,6 +120,16 @@ pub struct Counters {
     /// With `child_counts`: the children whose replies were counted (each a move made, a
     /// move list generated and the move taken back, outside `nodes`).
     pub counts: u64,
+    /// With a second level (`tt2_index_bits`): the probes the first level did not answer,
+    /// so that the second level's slot was read.
+    pub l2_reads: u64,
+    /// Of those, the ones the second level answered.
+    pub l2_hits: u64,
+    /// Of those, the ones whose slot was never written since the clear (the reads a
+    /// presence bitmap in block RAM would save).
+    pub l2_empty: u64,
+    /// Entries evicted from the first level and written back to the second.
+    pub write_backs: u64,
 }
 
 /// Why a solve gives no answer.
@@ -401,11 +414,12 @@ impl Solver {
     /// table.
     pub fn try_new(config: Config) -> Result<Solver, transposition_table::TableTooLarge> {
         let (bits, ways) = (config.tt_index_bits, config.tt_ways);
+        let second = config.tt2_index_bits;
         let table = if config.pieces_table() {
             let (hs, df) = (config.hand_superiority, config.depth_free);
-            Tables::Pieces(PieceTable::try_new(bits, ways, hs, df)?)
+            Tables::Pieces(PieceTable::try_new(bits, ways, hs, df)?.with_second_level(second)?)
         } else {
-            Tables::Plies(Table::try_new(bits, ways)?)
+            Tables::Plies(Table::try_new(bits, ways)?.with_second_level(second)?)
         };
         Ok(Solver {
             config,
@@ -518,7 +532,17 @@ impl Searcher for Solver {
     }
 
     fn counters(&self) -> Counters {
-        self.counters
+        let l2 = match &self.table {
+            Tables::Plies(t) => t.level_two(),
+            Tables::Pieces(t) => t.level_two(),
+        };
+        Counters {
+            l2_reads: l2.reads,
+            l2_hits: l2.hits,
+            l2_empty: l2.empty,
+            write_backs: l2.write_backs,
+            ..self.counters
+        }
     }
 
     fn interpositions(&self) -> Rule {

@@ -230,6 +230,7 @@ mod tests {
             depth_free: false,
             child_counts: false,
             child_estimates: None,
+            tt2_index_bits: 0,
         };
         let set = MODES[5].apply(config);
         assert!(set.hand_superiority && set.depth_free && set.child_counts);

@@ -13,6 +13,7 @@
 //! there; together they would make one file of some 750 lines.
 
 use super::hands::{self, Hand};
+use super::second_level::{LevelTwoCounts, SecondLevel, Way};
 use super::transposition_table::{Placement, Sets, TableTooLarge, tag_of};
 use super::values::{INF, Pn, add, narrowed};
 
@@ -47,6 +48,12 @@ impl PieceEntry {
     }
 }
 
+impl Way for PieceEntry {
+    fn is_valid(&self) -> bool {
+        self.valid
+    }
+}
+
 /// What a lookup finds: the numbers, and the pieces of a solved entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hit {
@@ -77,6 +84,8 @@ pub struct PieceTable {
     hand_superiority: bool,
     depth_free: bool,
     sets: Sets<PieceEntry>,
+    /// With `tt2_index_bits`: the second level ([`super::second_level`]).
+    second: Option<Box<SecondLevel<PieceEntry>>>,
 }
 
 impl PieceTable {
@@ -91,12 +100,35 @@ impl PieceTable {
             hand_superiority,
             depth_free,
             sets: Sets::try_new(index_bits, ways)?,
+            second: None,
         })
     }
 
-    /// Empties every way.
+    /// The same table with a second level of `2^index_bits` slots (none for 0), or why
+    /// this machine cannot hold it.
+    pub fn with_second_level(mut self, index_bits: u32) -> Result<PieceTable, TableTooLarge> {
+        self.second = match index_bits {
+            0 => None,
+            bits => Some(Box::new(SecondLevel::try_new(
+                bits,
+                self.sets.index_bits(),
+                self.sets.ways(),
+            )?)),
+        };
+        Ok(self)
+    }
+
+    /// The second level's counts since the last clear (zero without one).
+    pub fn level_two(&self) -> LevelTwoCounts {
+        self.second.as_ref().map(|s| s.counts()).unwrap_or_default()
+    }
+
+    /// Empties every way, and every slot of the second level.
     pub fn clear(&mut self) {
         self.sets.clear();
+        if let Some(second) = &mut self.second {
+            second.clear();
+        }
     }
 
     /// `a <= b` where hands are compared (with `hand_superiority`).
@@ -125,10 +157,29 @@ impl PieceTable {
     /// The entry that applies to the node `p`: a proof whose pieces the hand holds and
     /// whose length fits (least length, lowest way on ties), else a disproof whose pieces
     /// hold the hand and that covers the plies left (final first), else the unsolved entry
-    /// of the exact hand and plies left.
+    /// of the exact hand and plies left; in its set, else (with a second level) in its
+    /// slot by the same rules. Not counted (the line's read).
     pub fn lookup(&self, p: Probe) -> Option<Hit> {
+        self.read(p, false)
+    }
+
+    /// [`PieceTable::lookup`] as EXPAND's probe: a read of the second level is counted.
+    pub fn probe(&self, p: Probe) -> Option<Hit> {
+        self.read(p, true)
+    }
+
+    fn read(&self, p: Probe, counted: bool) -> Option<Hit> {
+        let find = |set: &[PieceEntry]| self.lookup_in(set, p);
+        find(self.sets.get(p.key)).or_else(|| {
+            self.second
+                .as_ref()
+                .and_then(|s| s.read(p.key, counted, find))
+        })
+    }
+
+    /// The rules of [`PieceTable::lookup`] over the ways of one set.
+    fn lookup_in(&self, set: &[PieceEntry], p: Probe) -> Option<Hit> {
         let tag = tag_of(p.key);
-        let set = self.sets.get(p.key);
         let ours = || set.iter().filter(|e| e.valid && e.tag == tag);
         let hit = |e: &PieceEntry| Hit {
             pn: e.pn,
@@ -252,7 +303,13 @@ impl PieceTable {
             ),
             Ok(None) => victim(set),
         };
-        set[way] = new;
+        let old = std::mem::replace(&mut set[way], new);
+        if let Some(second) = &mut self.second {
+            if placement.evicts() {
+                second.write_back(p.key, way, old);
+            }
+            second.keep(p.key, way);
+        }
         placement
     }
 }

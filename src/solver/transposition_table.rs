@@ -5,6 +5,7 @@
 //! `tests/hw_table.rs` compares the two, every lookup's answer and every store's branch
 //! of the replacement rule ([`Placement`]).
 
+use super::second_level::{LevelTwoCounts, SecondLevel, Way};
 use super::values::{INF, Pn, add, narrowed};
 
 /// The entries of a table of `mib` MiB (`USI_Hash`, `cargo xtask solve --hash`): the MiB
@@ -36,6 +37,21 @@ pub struct Entry {
 impl Entry {
     fn solved(&self) -> bool {
         self.pn == 0 || self.dn == 0
+    }
+
+    fn found(&self) -> Found {
+        Found {
+            pn: self.pn,
+            dn: self.dn,
+            len: self.len,
+            bounded: self.bounded,
+        }
+    }
+}
+
+impl Way for Entry {
+    fn is_valid(&self) -> bool {
+        self.valid
     }
 }
 
@@ -90,11 +106,23 @@ impl Placement {
     pub fn writes(self) -> bool {
         !matches!(self, Placement::KeptProof | Placement::KeptDisproof)
     }
+
+    /// The store overwrites a valid way that the victim rule chose in a full set (one of
+    /// another key, or in the pieces table one of its own key that the new entry does
+    /// not make useless): with a second level, the way's entry is written back.
+    pub fn evicts(self) -> bool {
+        matches!(
+            self,
+            Placement::LeastWork | Placement::Disproven | Placement::First
+        )
+    }
 }
 
-/// The table.
+/// The table: its sets (the first level) and, with `tt2_index_bits`, its second level
+/// ([`super::second_level`]).
 pub struct Table {
     sets: Sets<Entry>,
+    second: Option<Box<SecondLevel<Entry>>>,
 }
 
 /// The ways of a table, 2^k sets of W entries `E`, and the generation each set was last
@@ -138,6 +166,16 @@ impl<E: Default + Clone> Sets<E> {
 
     fn index(&self, key: u64) -> usize {
         (key & ((1u64 << self.index_bits) - 1)) as usize
+    }
+
+    /// Set-index bits.
+    pub fn index_bits(&self) -> u32 {
+        self.index_bits
+    }
+
+    /// Ways a set.
+    pub fn ways(&self) -> usize {
+        self.ways
     }
 
     /// The ways of `key`'s set (none when it was written before the last clear).
@@ -255,7 +293,27 @@ impl Table {
     pub fn try_new(index_bits: u32, ways: usize) -> Result<Table, TableTooLarge> {
         Ok(Table {
             sets: Sets::try_new(index_bits, ways)?,
+            second: None,
         })
+    }
+
+    /// The same table with a second level of `2^index_bits` slots (none for 0), or why
+    /// this machine cannot hold it.
+    pub fn with_second_level(mut self, index_bits: u32) -> Result<Table, TableTooLarge> {
+        self.second = match index_bits {
+            0 => None,
+            bits => Some(Box::new(SecondLevel::try_new(
+                bits,
+                self.sets.index_bits(),
+                self.sets.ways(),
+            )?)),
+        };
+        Ok(self)
+    }
+
+    /// The second level's counts since the last clear (zero without one).
+    pub fn level_two(&self) -> LevelTwoCounts {
+        self.second.as_ref().map(|s| s.counts()).unwrap_or_default()
     }
 
     /// Entries in all.
@@ -263,24 +321,37 @@ impl Table {
         self.sets.capacity()
     }
 
-    /// Empties every way.
+    /// Empties every way, and every slot of the second level.
     pub fn clear(&mut self) {
         self.sets.clear();
+        if let Some(second) = &mut self.second {
+            second.clear();
+        }
     }
 
-    /// The entry of `hash`, if its set holds it (the way whose tag matches, lowest first).
+    /// The entry of `hash`, if its set holds it (the way whose tag matches, lowest first),
+    /// else if its second-level slot does; not counted (the line's read).
     pub fn lookup(&self, hash: u64) -> Option<Found> {
+        self.read(hash, false)
+    }
+
+    /// [`Table::lookup`] as EXPAND's probe: a read of the second level is counted.
+    pub fn probe(&self, hash: u64) -> Option<Found> {
+        self.read(hash, true)
+    }
+
+    fn read(&self, hash: u64, counted: bool) -> Option<Found> {
         let tag = tag_of(hash);
-        self.sets
-            .get(hash)
-            .iter()
-            .find(|e| e.valid && e.tag == tag)
-            .map(|e| Found {
-                pn: e.pn,
-                dn: e.dn,
-                len: e.len,
-                bounded: e.bounded,
-            })
+        let find = |set: &[Entry]| {
+            set.iter()
+                .find(|e| e.valid && e.tag == tag)
+                .map(Entry::found)
+        };
+        find(self.sets.get(hash)).or_else(|| {
+            self.second
+                .as_ref()
+                .and_then(|s| s.read(hash, counted, find))
+        })
     }
 
     /// Writes the values of `hash`. In the way that holds it if any: a proven entry is
@@ -301,7 +372,8 @@ impl Table {
             len,
             bounded,
         };
-        if let Some(e) = set.iter_mut().find(|e| e.valid && e.tag == tag) {
+        if let Some(way) = set.iter().position(|e| e.valid && e.tag == tag) {
+            let e = &mut set[way];
             let shorter_proof = pn == 0 && len < e.len;
             let placement = if e.pn == 0 && !shorter_proof {
                 Placement::KeptProof
@@ -314,6 +386,7 @@ impl Table {
             };
             if placement.writes() {
                 *e = new;
+                self.kept(hash, way, placement, new);
             }
             return placement;
         }
@@ -339,8 +412,20 @@ impl Table {
                     .map(|i| (i, Placement::Disproven))
             })
             .unwrap_or((0, Placement::First));
-        set[victim] = new;
+        let old = std::mem::replace(&mut set[victim], new);
+        self.kept(hash, victim, placement, old);
         placement
+    }
+
+    /// With a second level: the extra index bits of the way just written are kept, and an
+    /// evicted entry is first written back to its slot.
+    fn kept(&mut self, hash: u64, way: usize, placement: Placement, old: Entry) {
+        if let Some(second) = &mut self.second {
+            if placement.evicts() {
+                second.write_back(hash, way, old);
+            }
+            second.keep(hash, way);
+        }
     }
 }
 

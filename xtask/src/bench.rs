@@ -75,6 +75,17 @@ pub struct BenchArgs {
     /// with the same.
     #[arg(long, value_name = "MODE")]
     pub chip_table: Option<String>,
+    /// With --solver: the model with a board's table (swim.toml [fpga.boards.NAME]: the
+    /// first level's tt_index_bits, the second level's tt2_index_bits; NAME: [fpga] board
+    /// when left out) instead of --tt-entries, and a table of the second level's counters.
+    #[arg(
+        long,
+        value_name = "NAME",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with = "tt_entries"
+    )]
+    pub board: Option<String>,
 }
 
 /// Cycle statistics of one group of positions.
@@ -187,6 +198,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             chip_sample: args.chip_sample,
             model_modes: args.model_modes.clone(),
             chip_table: args.chip_table.clone(),
+            board: args.board.clone(),
         });
     }
     let mhz = match args.mhz {

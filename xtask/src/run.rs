@@ -117,6 +117,8 @@ impl RunArgs {
             max_plies: self.max_plies,
             table: None,
             notation: self.notation,
+            board: None,
+            tt2_bits: None,
         }
     }
 }

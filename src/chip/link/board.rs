@@ -81,6 +81,7 @@ impl<T: Transport> BoardSearcher<T> {
             depth_free: false,
             child_counts: false,
             child_estimates: None,
+            tt2_index_bits: 0,
         };
         board_takes(built, config).map_err(|why| format!("the board's chip: {why}"))?;
         // A PROGRESS frame (20 bytes) at most every twentieth of the line's time.

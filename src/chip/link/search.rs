@@ -283,7 +283,7 @@ impl SearchAnswer {
                         expansions: f.u64(),
                         probes: f.u64(),
                         stores: f.u64(),
-                        counts: 0,
+                        ..Counters::default()
                     },
                 })
             }

@@ -55,6 +55,8 @@ pub struct Run {
     pub expansions: Option<u64>,
     pub probes: Option<u64>,
     pub counts: Option<u64>,
+    /// With a second level: its reads, hits, empty slots read and write-backs.
+    pub level_two: Option<[u64; 4]>,
     pub seconds: f64,
 }
 
@@ -78,6 +80,7 @@ fn run_model(solver: &mut Solver, item: &Item, nodes: u64, root: Root) -> Run {
                 expansions: None,
                 probes: None,
                 counts: None,
+                level_two: None,
                 seconds: 0.0,
             };
         }
@@ -98,6 +101,10 @@ fn run_model(solver: &mut Solver, item: &Item, nodes: u64, root: Root) -> Run {
         expansions: Some(outcome.counters.expansions),
         probes: Some(outcome.counters.probes),
         counts: Some(outcome.counters.counts),
+        level_two: (solver.config().tt2_index_bits > 0).then(|| {
+            let c = &outcome.counters;
+            [c.l2_reads, c.l2_hits, c.l2_empty, c.write_backs]
+        }),
         seconds,
     }
 }
@@ -116,6 +123,7 @@ pub struct Tally {
     pub expansions: Option<u64>,
     pub probes: Option<u64>,
     pub counts: Option<u64>,
+    pub level_two: Option<[u64; 4]>,
     pub seconds: f64,
 }
 
@@ -137,7 +145,28 @@ impl Tally {
         self.expansions = sum(self.expansions, run.expansions);
         self.probes = sum(self.probes, run.probes);
         self.counts = sum(self.counts, run.counts);
+        if let Some(l2) = run.level_two {
+            let mut total = self.level_two.unwrap_or_default();
+            for (t, v) in total.iter_mut().zip(l2) {
+                *t += v;
+            }
+            self.level_two = Some(total);
+        }
         self.seconds += run.seconds;
+    }
+
+    /// The second level's row, with one: probes, the first level's hit rate, the second
+    /// level's reads, hits, empty slots read, write-backs, and write-backs a node.
+    fn level_two_row(&self, set: &str, engine: &str) -> Option<String> {
+        let [reads, hits, empty, write_backs] = self.level_two?;
+        let probes = self.probes.unwrap_or(0);
+        let rate = 100.0 * (1.0 - reads as f64 / probes.max(1) as f64);
+        Some(format!(
+            "| {set} | {engine} | {} | {probes} | {rate:.2} % | {reads} | {hits} | {empty} | \
+             {write_backs} | {:.3} |",
+            self.nodes,
+            write_backs as f64 / self.nodes.max(1) as f64
+        ))
     }
 
     /// The short row: proved (mate), nodes, time.
@@ -182,6 +211,9 @@ pub struct Options {
     pub model_modes: Option<String>,
     /// The chip's table mode instead of swim.toml's (`--chip-table`).
     pub chip_table: Option<String>,
+    /// The model with a board's two levels (`--board`; "" for swim.toml's [fpga] board)
+    /// instead of `tt_entries`.
+    pub board: Option<String>,
 }
 
 /// The model's modes when `--model-modes` names none.
@@ -201,6 +233,8 @@ struct Report {
     summary: Vec<String>,
     /// Wrong, failed and capacity answers.
     notes: Vec<String>,
+    /// The second level's rows of the model's modes, with one.
+    level_two: Vec<String>,
     /// Positions that only one of the model (its first mode) and cshogi proves.
     differ: Vec<String>,
     /// Positions the model's modes answer differently.
@@ -272,6 +306,15 @@ pub fn run(opts: &Options) -> Result<()> {
 fn model_config(opts: &Options) -> Result<Config> {
     let manifest = util::project_root().join("swim.toml");
     let mut config = Config::from_manifest(&manifest)?.with_tt_entries(opts.tt_entries);
+    if let Some(name) = &opts.board {
+        let project = tsume::project::manifest::Manifest::load(&util::project_root())?;
+        let name = (!name.is_empty()).then_some(name.as_str());
+        let board = project
+            .board_model(name)
+            .map_err(|e| Failure::error(2, format!("--board: {e:#}")))?;
+        config.tt_index_bits = board.tt_index_bits;
+        config.tt2_index_bits = board.tt2_index_bits;
+    }
     if let Some(plies) = opts.max_plies {
         config.max_plies = plies;
         config
@@ -358,6 +401,9 @@ fn bench_set(
     for (mode, tally) in modes.iter().zip(&tallies) {
         report.rows.push(tally.row(set, &engine_name(mode)));
         report.summary.push(tally.brief(set, &engine_name(mode)));
+        report
+            .level_two
+            .extend(tally.level_two_row(set, &engine_name(mode)));
     }
     report.rows.push(cshogi.row(set, "cshogi DfPn"));
     report.summary.push(cshogi.brief(set, "cshogi DfPn"));
@@ -477,6 +523,7 @@ fn run_cshogi(
                     expansions: None,
                     probes: None,
                     counts: None,
+                    level_two: None,
                     seconds: 0.0,
                 }
             }
@@ -529,6 +576,13 @@ fn print_models(opts: &Options, config: Config, version: &str, profile: &str, re
         config.max_plies,
         opts.sample,
     );
+    if config.tt2_index_bits > 0 {
+        println!(
+            "The model's table has a second level behind it (--board; docs/search.md, \"The \
+             second level (the board's SDRAM)\"): 2^{} slots of one entry.\n",
+            config.tt2_index_bits
+        );
+    }
     println!(
         "| set | engine | positions | mate | nomate | unknown | wrong | failed | nodes | expansions | probes | counts | time (s) | nodes/s |"
     );
@@ -540,6 +594,23 @@ fn print_models(opts: &Options, config: Config, version: &str, profile: &str, re
         "Per set, each model mode (docs/search.md, \"The pieces table\", \"Child counts\") and cshogi:",
         &["set", "engine", "proved", "nodes", "time (s)"],
         &report.summary,
+    );
+    print_rows(
+        "The second level (docs/search.md, \"The second level (the board's SDRAM)\"): the \
+         first level's hit rate is 1 - reads / probes",
+        &[
+            "set",
+            "engine",
+            "nodes",
+            "probes",
+            "first-level hits",
+            "second-level reads",
+            "hits",
+            "empty",
+            "write-backs",
+            "write-backs a node",
+        ],
+        &report.level_two,
     );
     print_rows(
         "Positions the model's modes answer differently (solved or not, mate or no mate):",
@@ -640,6 +711,7 @@ mod tests {
             expansions: exp,
             probes: exp,
             counts: None,
+            level_two: None,
             seconds: 1.0,
         };
         t.add(Expect::Mate(None), &run(Answer::Mate(3), 10, Some(4)));

@@ -185,6 +185,24 @@ pub struct SolveArgs {
     /// the chip takes all but the counts and the estimates.
     #[arg(long, value_name = "MODE")]
     pub table: Option<String>,
+    /// The model with a board's table (`--engine model` only): the first level of the
+    /// board's block RAM (swim.toml [fpga.boards.NAME] tt_index_bits, [search]'s ways) and
+    /// the second of its SDRAM (tt2_index_bits; docs/search.md, "The second level (the
+    /// board's SDRAM)"), what the board will search with. NAME: swim.toml [fpga] board
+    /// when left out. In the suite every problem takes this table (its plies and nodes
+    /// stay its own).
+    #[arg(
+        long,
+        value_name = "NAME",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with_all = ["tt_entries", "hash"]
+    )]
+    pub board: Option<String>,
+    /// The table's second level: 2^N slots of one entry behind the table (`--engine model`
+    /// only; 1 to 32, 0 for none). With --board, instead of the board's.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=32))]
+    pub tt2_bits: Option<u32>,
 }
 
 impl SolveArgs {
@@ -228,6 +246,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         }
         base = modes[0].apply(base);
     }
+    base = board_table(&manifest, args, base, on_chip)?;
     if let Some(vcd) = &args.vcd {
         if !on_chip {
             return Err(Failure::error(
@@ -261,6 +280,37 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         eprintln!("waveform written to {}", vcd.display());
     }
     result
+}
+
+/// `base` with the table of `--board` (its first level's sets and its second level) and
+/// `--tt2-bits`; refused on the chip, which has no second level yet (issue 76).
+pub fn board_table(
+    manifest: &Manifest,
+    args: &SolveArgs,
+    base: Config,
+    on_chip: bool,
+) -> Result<Config> {
+    if on_chip && (args.board.is_some() || args.tt2_bits.is_some()) {
+        return Err(Failure::error(
+            2,
+            "--board/--tt2-bits: the chip has no second level yet (issue 76); add `--engine \
+             model` to search the model with the board's two levels, or search the board's \
+             first level on the simulated board top with `cargo xtask run --sim --solve`",
+        ));
+    }
+    let mut config = base;
+    if let Some(name) = &args.board {
+        let name = (!name.is_empty()).then_some(name.as_str());
+        let board = manifest
+            .board_model(name)
+            .map_err(|e| Failure::error(2, format!("--board: {e:#}")))?;
+        config.tt_index_bits = board.tt_index_bits;
+        config.tt2_index_bits = board.tt2_index_bits;
+    }
+    if let Some(bits) = args.tt2_bits {
+        config.tt2_index_bits = bits;
+    }
+    Ok(config)
 }
 
 /// The geometry the options ask for when there are `positions` (the suite picks its own
@@ -328,7 +378,7 @@ fn fit_the_chip(base: Config, config: Config) -> Result<()> {
 /// What solves the positions of an `--sfen` or `--positions` run.
 enum Engine<'a, 'ctx> {
     Chip(&'a mut Chip<'ctx>),
-    Model(Solver),
+    Model(Box<Solver>),
 }
 
 impl Engine<'_, '_> {
@@ -354,6 +404,7 @@ impl Engine<'_, '_> {
                 Ok(solved)
             }
             Engine::Model(solver) => {
+                let solver = solver.as_mut();
                 let mut solved = solve(solver, sfen, limits)?;
                 if asked.alternatives {
                     solved.composed = composer::check(solver, &solved, limits);
@@ -385,6 +436,7 @@ fn positions(
         chip_plies: chip.as_ref().map(|_| base.max_plies),
         ja: args.notation == Notation::Ja,
         alternatives: args.alternatives,
+        level_two: config.tt2_index_bits > 0,
     };
     let mut engine = match chip {
         Some(chip) => {
@@ -396,7 +448,7 @@ fn positions(
         None => {
             let mut solver = model(config, args.table_entries())?;
             solver.set_interpositions(args.rule());
-            Engine::Model(solver)
+            Engine::Model(Box::new(solver))
         }
     };
     let limits = limits(args, None);
@@ -595,11 +647,18 @@ fn one(
         c.nodes, c.expansions, c.probes, c.stores
     ));
     out.push_str(&format!(
-        "table:  {} entries ({} ways), {} frames\n",
+        "table:  {} entries ({} ways), {} frames{}\n",
         config.tt_entries(),
         config.tt_ways,
-        config.max_plies
+        config.max_plies,
+        match config.tt2_index_bits {
+            0 => String::new(),
+            bits => format!("; second level of 2^{bits} slots"),
+        }
     ));
+    if config.tt2_index_bits > 0 {
+        out.push_str(&format!("level2: {}\n", output::level_two_text(c)));
+    }
     let clock_mhz = engine.clock_mhz();
     let engine = if clock_mhz.is_some() {
         "simulated"

@@ -86,6 +86,52 @@ pub struct Asked {
     pub ja: bool,
     /// `--alternatives`: the composer's checks after a shortest mate.
     pub alternatives: bool,
+    /// The table has a second level (`--board`, `--tt2-bits`): its counters are reported.
+    pub level_two: bool,
+}
+
+/// The second level's counters of a solve (docs/search.md, "The second level (the
+/// board's SDRAM)").
+#[derive(Serialize)]
+pub struct JsonLevelTwo {
+    /// Probes the first level did not answer (the slot read).
+    pub reads: u64,
+    /// Of those, answered by the second level.
+    pub hits: u64,
+    /// Of those, the slot never written since the clear.
+    pub empty: u64,
+    /// Entries evicted from the first level, written to the second.
+    pub write_backs: u64,
+}
+
+impl JsonLevelTwo {
+    pub fn of(c: &tsume::solver::Counters) -> JsonLevelTwo {
+        JsonLevelTwo {
+            reads: c.l2_reads,
+            hits: c.l2_hits,
+            empty: c.l2_empty,
+            write_backs: c.write_backs,
+        }
+    }
+}
+
+/// The second level's counters as the report writes them: the first level's hit rate
+/// (the probes it answered), then the second's reads, hits, empty slots and write-backs.
+pub fn level_two_text(c: &tsume::solver::Counters) -> String {
+    let rate = if c.probes == 0 {
+        1.0
+    } else {
+        1.0 - c.l2_reads as f64 / c.probes as f64
+    };
+    format!(
+        "first level answered {:.2} % of the probes; second level: {} reads, {} hits, {} \
+         empty, {} write-backs",
+        100.0 * rate,
+        c.l2_reads,
+        c.l2_hits,
+        c.l2_empty,
+        c.write_backs
+    )
 }
 
 /// Why there is no answer, with the option of this command that gives one: the frames'
@@ -217,6 +263,9 @@ pub struct JsonAnswer<'a> {
     /// Children counted (`--table counts`, `pieces-counts`); absent when none.
     #[serde(skip_serializing_if = "is_zero")]
     pub counts: u64,
+    /// With a second level (`--board`, `--tt2-bits`): its counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level_two: Option<JsonLevelTwo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cycles: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -262,6 +311,7 @@ impl<'a> JsonAnswer<'a> {
             probes: outcome.counters.probes,
             stores: outcome.counters.stores,
             counts: outcome.counters.counts,
+            level_two: asked.level_two.then(|| JsonLevelTwo::of(&outcome.counters)),
             cycles: solved.cycles.map(|c| c.total),
             reason: match &outcome.result {
                 SearchResult::Unknown(reason) => Some(reason_text(reason, asked)),

@@ -138,6 +138,7 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
         chip_plies: None,
         ja: args.notation == super::Notation::Ja,
         alternatives: false,
+        level_two: base.tt2_index_bits > 0,
     };
     let table = Table::new(&problems, clock, args.shortest_mode());
     let mut bar = LateBar::new(problems.len() as u64);
@@ -150,9 +151,11 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
     for p in &problems {
         bar.start_item(&p.id);
         let own = p.solve_only;
+        // With --board, the board's table for every problem.
+        let own_entries = own.filter(|_| args.board.is_none()).map(|l| l.tt_entries);
         let config = configure(
             base,
-            args.table_entries().or(own.map(|l| l.tt_entries)),
+            args.table_entries().or(own_entries),
             args.max_plies.or(own.map(|l| l.max_plies)),
         )
         .with_context(|| format!("problem {}", p.id))?;
@@ -216,6 +219,29 @@ pub fn run(dir: &Path, base: Config, args: &SolveArgs, mut chip: Option<&mut Chi
                 ""
             }
         );
+        if base.tt2_index_bits > 0 {
+            let sum = rows.iter().filter_map(|r| r.answer.as_ref().ok()).fold(
+                tsume::solver::Counters::default(),
+                |a, s| {
+                    let c = &s.outcome.counters;
+                    tsume::solver::Counters {
+                        probes: a.probes + c.probes,
+                        l2_reads: a.l2_reads + c.l2_reads,
+                        l2_hits: a.l2_hits + c.l2_hits,
+                        l2_empty: a.l2_empty + c.l2_empty,
+                        write_backs: a.write_backs + c.write_backs,
+                        ..a
+                    }
+                },
+            );
+            summary.push_str(&format!(
+                "\nthe table's two levels (2^{} sets of {} ways, 2^{} slots): {}",
+                base.tt_index_bits,
+                base.tt_ways,
+                base.tt2_index_bits,
+                output::level_two_text(&sum)
+            ));
+        }
         if args.alternatives {
             summary.push('\n');
             summary.push_str(&super::composer::suite_summary(

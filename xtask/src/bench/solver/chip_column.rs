@@ -292,6 +292,7 @@ mod tests {
             expansions: None,
             probes: None,
             counts: None,
+            level_two: None,
             seconds,
         };
         let cycles = |total| Cycles {

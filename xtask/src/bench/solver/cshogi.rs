@@ -21,6 +21,7 @@ pub fn parse_cshogi_line(line: &str) -> Result<Run> {
             expansions: None,
             probes: None,
             counts: None,
+            level_two: None,
             seconds: 0.0,
         });
     }
@@ -40,6 +41,7 @@ pub fn parse_cshogi_line(line: &str) -> Result<Run> {
         expansions: None,
         probes: None,
         counts: None,
+        level_two: None,
         seconds: field("seconds")?.as_f64().unwrap_or(0.0),
     })
 }
