@@ -107,14 +107,7 @@ impl PieceTable {
     /// The same table with a second level of `2^index_bits` slots (none for 0), or why
     /// this machine cannot hold it.
     pub fn with_second_level(mut self, index_bits: u32) -> Result<PieceTable, TableTooLarge> {
-        self.second = match index_bits {
-            0 => None,
-            bits => Some(Box::new(SecondLevel::try_new(
-                bits,
-                self.sets.index_bits(),
-                self.sets.ways(),
-            )?)),
-        };
+        self.second = SecondLevel::behind(index_bits, &self.sets)?;
         Ok(self)
     }
 

@@ -69,6 +69,19 @@ impl<E: Way> SecondLevel<E> {
         })
     }
 
+    /// The second level of `2^index_bits` slots behind the first level `first` (none for
+    /// 0), or why this machine cannot hold it: what both tables' `with_second_level` keep.
+    pub fn behind(index_bits: u32, first: &Sets<E>) -> Result<Option<Box<Self>>, TableTooLarge> {
+        Ok(match index_bits {
+            0 => None,
+            bits => Some(Box::new(SecondLevel::try_new(
+                bits,
+                first.index_bits(),
+                first.ways(),
+            )?)),
+        })
+    }
+
     /// Slots in all.
     pub fn capacity(&self) -> usize {
         self.slots.capacity()

@@ -308,12 +308,7 @@ fn model_config(opts: &Options) -> Result<Config> {
     let mut config = Config::from_manifest(&manifest)?.with_tt_entries(opts.tt_entries);
     if let Some(name) = &opts.board {
         let project = tsume::project::manifest::Manifest::load(&util::project_root())?;
-        let name = (!name.is_empty()).then_some(name.as_str());
-        let board = project
-            .board_model(name)
-            .map_err(|e| Failure::error(2, format!("--board: {e:#}")))?;
-        config.tt_index_bits = board.tt_index_bits;
-        config.tt2_index_bits = board.tt2_index_bits;
+        config = crate::solve::with_board_levels(&project, name, config)?;
     }
     if let Some(plies) = opts.max_plies {
         config.max_plies = plies;

@@ -300,17 +300,26 @@ pub fn board_table(
     }
     let mut config = base;
     if let Some(name) = &args.board {
-        let name = (!name.is_empty()).then_some(name.as_str());
-        let board = manifest
-            .board_model(name)
-            .map_err(|e| Failure::error(2, format!("--board: {e:#}")))?;
-        config.tt_index_bits = board.tt_index_bits;
-        config.tt2_index_bits = board.tt2_index_bits;
+        config = with_board_levels(manifest, name, config)?;
     }
     if let Some(bits) = args.tt2_bits {
         config.tt2_index_bits = bits;
     }
     Ok(config)
+}
+
+/// `config` with the two levels of board `name`'s table (`--board [NAME]`: empty for
+/// swim.toml's default board; `Manifest::board_model`).
+pub fn with_board_levels(manifest: &Manifest, name: &str, config: Config) -> Result<Config> {
+    let name = (!name.is_empty()).then_some(name);
+    let board = manifest
+        .board_model(name)
+        .map_err(|e| Failure::error(2, format!("--board: {e:#}")))?;
+    Ok(Config {
+        tt_index_bits: board.tt_index_bits,
+        tt2_index_bits: board.tt2_index_bits,
+        ..config
+    })
 }
 
 /// The geometry the options ask for when there are `positions` (the suite picks its own
