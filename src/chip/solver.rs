@@ -121,28 +121,7 @@ impl OnChip for ChipSearcher<'_> {
 /// chip's `table_bits` and `max_children` inputs the rest. The error says what the chip
 /// can take.
 pub fn chip_takes(built: Config, config: Config) -> Result<(), String> {
-    if config.child_counts {
-        return Err(
-            "child counts: the chip has no generator run a child; its count unit \
-                    gives estimates (child_estimates = \"attacked\")"
-                .to_string(),
-        );
-    }
-    if let Some(e) = config.child_estimates
-        && e != Estimate::Attacked
-    {
-        return Err(format!(
-            "child_estimates = \"{}\": the chip's count unit gives \"attacked\" only",
-            e.name()
-        ));
-    }
-    if config.tt2_index_bits > 0 {
-        return Err(format!(
-            "the chip has no second level yet (issue 76): tt2_index_bits = {} is the model's \
-             alone; search the chip without it, or use the model (--engine model)",
-            config.tt2_index_bits
-        ));
-    }
+    config.check_chip_search().map_err(|e| e.to_string())?;
     if config.tt_ways == built.tt_ways
         && config.tt_index_bits <= built.tt_index_bits
         && (2..=built.max_plies).contains(&config.max_plies)

@@ -95,34 +95,40 @@ impl Config {
         Ok(())
     }
 
-    /// Rejects a geometry the chip cannot be built with (the model takes more): the
-    /// repetition check's ply arithmetic needs ply indices of 4 bits at least, and
-    /// EXPAND counts a move list in 10 bits.
-    pub fn check_chip(&self) -> anyhow::Result<()> {
-        self.check()?;
+    /// Rejects the model's switches the chip's search does not have (a geometry it is built
+    /// with, or searches with: `tsume::chip::solver::chip_takes`): child counts, an estimate
+    /// other than its count unit's, a second level of the table.
+    pub fn check_chip_search(&self) -> anyhow::Result<()> {
         if self.child_counts {
             bail!(
                 "child_counts = true: the chip has no generator run a child (its count unit gives \
-                 child_estimates = \"attacked\"); set it false \
-                 in swim.toml [search]"
+                 child_estimates = \"attacked\")"
             );
         }
         if let Some(e) = self.child_estimates
             && e != super::count_estimate::Estimate::Attacked
         {
             bail!(
-                "child_estimates = \"{}\": the chip's count unit gives \"attacked\" only; \
-                 set that or leave it out of swim.toml [search]",
+                "child_estimates = \"{}\": the chip's count unit gives \"attacked\" only",
                 e.name()
             );
         }
         if self.tt2_index_bits > 0 {
             bail!(
-                "tt2_index_bits = {}: the chip has no second level yet (issue 76); set it to 0 \
-                 (or leave it out) in swim.toml [search], or search with the model",
+                "tt2_index_bits = {}: the chip has no second level yet (issue 76); search \
+                 without it (0), or with the model",
                 self.tt2_index_bits
             );
         }
+        Ok(())
+    }
+
+    /// Rejects a geometry the chip cannot be built with (the model takes more): the
+    /// repetition check's ply arithmetic needs ply indices of 4 bits at least, and
+    /// EXPAND counts a move list in 10 bits.
+    pub fn check_chip(&self) -> anyhow::Result<()> {
+        self.check()?;
+        self.check_chip_search()?;
         if self.max_plies < 9 {
             bail!(
                 "max_plies = {}: the chip needs 9 at least (ply indices of 4 bits)",
