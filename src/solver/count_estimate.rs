@@ -1,10 +1,10 @@
 //! Count estimates (docs/search.md, "Child counts"; experiments/solver.md, "Count
 //! estimates"): a new child of an OR node gets a first proof number estimated from the
 //! OR node's position and the check alone, without a generator run of the child, as a
-//! count unit beside EXPAND's stream could work it out in a cycle a child. The chip's
-//! search does not use them yet (`Config::child_estimates`; `Config::check_chip` refuses
-//! it); the count unit `hdl/search/count_unit.spade` is the twin of
-//! [`Estimate::Attacked`] on its own (tests/hw_count_unit.rs).
+//! count unit beside EXPAND's stream works it out in a cycle a child. The chip's search
+//! takes [`Estimate::Attacked`] (`Config::child_estimates`; `Config::check_chip` refuses
+//! the others): the count unit `hdl/search/count_unit.spade` is its twin, checked on its
+//! own in tests/hw_count_unit.rs and in the search in tests/hw_solver.rs.
 //!
 //! Every estimate is a pure function of the board before the check and the check, at
 //! least 1 (an estimate never claims a mate: mates stay EXPAND's) and at most
