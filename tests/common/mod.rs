@@ -178,6 +178,23 @@ pub fn search_config() -> tsume::solver::Config {
     manifest().search().unwrap_or_else(|e| panic!("{e:#}"))
 }
 
+/// A long run (`TSUME_LONG=1`, as `cargo xtask test --long` sets it): the tests that solve
+/// a share of the problem suite on the simulated chip by default solve all of it.
+pub fn long_run() -> bool {
+    std::env::var_os("TSUME_LONG").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// A share of `items` for a default run: every `step`-th, from an offset the run's `seed`
+/// picks (so that runs cover all of them in turn; the seed repeats the share); all of
+/// them in a long run ([`long_run`]).
+pub fn share<T>(items: Vec<T>, step: usize, seed: u64) -> Vec<T> {
+    if long_run() || step <= 1 {
+        return items;
+    }
+    let offset = (seed % step as u64) as usize;
+    items.into_iter().skip(offset).step_by(step).collect()
+}
+
 /// Random positions per run: `TSUME_RANDOM` if set, else `default`.
 pub fn random_count(default: usize) -> usize {
     std::env::var("TSUME_RANDOM")

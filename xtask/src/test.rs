@@ -19,6 +19,10 @@ pub struct TestArgs {
     /// Skip `cargo xtask lint` (fmt and clippy) before the tests.
     #[arg(long)]
     pub no_lint: bool,
+    /// A long run: the hardware twins' tests that solve a share of the problem suite
+    /// (every third, a different third each run) solve all of it (`TSUME_LONG=1`).
+    #[arg(long)]
+    pub long: bool,
     /// Passed on to `cargo test --workspace`, e.g. `-- --nocapture` or `--test cli`.
     #[arg(
         trailing_var_arg = true,
@@ -52,6 +56,9 @@ pub fn run(args: &TestArgs) -> Result<()> {
 
     // Every test binary runs even when one fails, so one run shows every failure.
     let mut workspace = cargo_test();
+    if args.long {
+        workspace.env("TSUME_LONG", "1");
+    }
     workspace
         .args(["--workspace", "--no-fail-fast"])
         .args(&cargo_args);
