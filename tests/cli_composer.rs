@@ -1,5 +1,6 @@
 //! The composer's answers from the command line (`cargo xtask solve` on the model): the
-//! length by the composers' rule and the interpositions left out, `--every-interposition`,
+//! length by the composers' rule and the interpositions left out, the length counting
+//! every interposition beside it, `--every-interposition`,
 //! `--alternatives` (checked against the exhaustive search), and the report of one problem
 //! file. Every line printed is checked by the library's reference.
 
@@ -9,11 +10,13 @@ use common::{json_lines, pos, solve_on_model, text};
 use rsshogi::types::Move;
 use serde_json::Value;
 use tsume::futile::{Rule, is_futile};
-use tsume::mate::mating_moves_under;
+use tsume::mate::{mate_length, mate_length_under, mating_moves_under};
 use tsume::solver::Kind;
 use tsume::solver::line_walk::check_line;
 
 const SAMPLE: &str = "8k/6+R2/9/9/9/9/9/9/9 b Brb4g4s4n4l18p 1";
+/// A plain mate in 1 (G*5b): no interposition, none left out.
+const PLAIN: &str = "4k4/9/4P4/9/9/9/9/9/9 b G 1";
 
 fn moves(v: &Value) -> Vec<Move> {
     v.as_array()
@@ -141,4 +144,79 @@ fn alternatives_are_the_exhaustive_searchs_and_a_kif_file_gets_the_report() {
     let out = solve_on_model(&["--sfen", SAMPLE, "--alternatives", "--first-mate"], "");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("--first-mate"));
+}
+
+/// Both lengths of a shortest mate by the rule, each the exhaustive search's: the
+/// sample's line left the drops on 2b out, and a second search counts them (`length` 1,
+/// `every_interposition_plies` 3, its line in the `every:` line checked by the reference,
+/// its nodes apart from the solve's); a plain mate in 1 left nothing out and is 1 ply by
+/// both, no second search. When that search ends at the limits (frames of 2 plies), the
+/// field is absent and the report says the length is unknown.
+#[test]
+fn a_mate_by_the_rule_gives_its_length_counting_every_interposition_too() {
+    for (sfen, by_rule, every, searched) in [(SAMPLE, 1, 3, true), (PLAIN, 1, 1, false)] {
+        let p = pos(sfen);
+        assert_eq!(mate_length_under(&p, 5, Rule::Composers), Some(by_rule));
+        assert_eq!(mate_length(&p, 5), Some(every));
+
+        let out = solve_on_model(&["--sfen", sfen, "--json"], "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let a = &json_lines(&text(&out.stdout))[0];
+        assert_eq!(a["proven_shortest"], true, "{a}");
+        assert_eq!(
+            (
+                a["length"].as_u64(),
+                a["every_interposition_plies"].as_u64()
+            ),
+            (Some(u64::from(by_rule)), Some(u64::from(every))),
+            "{a}"
+        );
+        let second = a["every_interposition_nodes"].as_u64();
+        assert_eq!(second.is_some(), searched, "{a}");
+        if let Some(nodes) = second {
+            assert!(nodes > 0 && Some(nodes) != a["nodes"].as_u64(), "{a}");
+        }
+
+        let out = solve_on_model(&["--sfen", sfen], "");
+        let report = text(&out.stdout);
+        let plies = if every == 1 { "ply" } else { "plies" };
+        let want = format!(
+            "result: mate in {by_rule} by the composers' rule (shortest); {every} {plies} \
+             counting every interposition\n"
+        );
+        assert!(report.contains(&want), "no `{want}` in:\n{report}");
+        let line = report
+            .lines()
+            .find_map(|l| l.strip_prefix("every:  "))
+            .unwrap_or_else(|| panic!("no `every:` line in:\n{report}"));
+        let head = format!("{every} {plies} counting every interposition: ");
+        let rest = line.strip_prefix(&head).unwrap_or_else(|| panic!("{line}"));
+        if searched {
+            let (moves, cost) = rest.split_once("; ").expect("the line, then the cost");
+            let moves: Vec<Move> = moves.split_whitespace().map(common::mv).collect();
+            assert_eq!(moves.len(), every as usize, "{line}");
+            check_line(&p, Kind::Or, Rule::EveryInterposition, &moves).unwrap();
+            assert!(cost.starts_with("a second search: "), "{line}");
+        } else {
+            assert!(rest.contains("no second search"), "{line}");
+        }
+    }
+
+    let out = solve_on_model(&["--sfen", SAMPLE, "--json", "--max-plies", "3"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let a = &json_lines(&text(&out.stdout))[0];
+    assert_eq!(
+        (a["length"].as_u64(), a["proven_shortest"].as_bool()),
+        (Some(1), Some(true))
+    );
+    assert!(a.get("every_interposition_plies").is_none(), "{a}");
+    let out = solve_on_model(&["--sfen", SAMPLE, "--max-plies", "3"], "");
+    let report = text(&out.stdout);
+    assert!(
+        report.contains(
+            "result: mate in 1 by the composers' rule (shortest); every-interposition length \
+             unknown within the limits"
+        ),
+        "{report}"
+    );
 }

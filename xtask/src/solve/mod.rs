@@ -12,6 +12,7 @@
 //! machine cannot hold.
 
 mod composer;
+mod every;
 mod output;
 mod suite;
 
@@ -114,9 +115,13 @@ pub struct SolveArgs {
     #[arg(long, value_name = "FILE")]
     pub positions: Option<PathBuf>,
     /// One JSON object per position and line (with --sfen too): {"sfen" (the position's full
-    /// SFEN), "engine" (chip or model), "root", "result", "pv", "plies", "nodes",
+    /// SFEN), "engine" (chip or model), "root", "result", "pv", "plies", "rule", "nodes",
     /// "expansions", "probes", "stores"} (+ "input" where the position was given otherwise,
-    /// "proven_shortest" for a mate, "cycles" on the chip, "reason" for unknown), or
+    /// "proven_shortest" for a mate, "cycles" on the chip, "reason" for unknown; for a mate
+    /// by the composers' rule "length" by the rule and "left_out", and when it is proven
+    /// shortest "every_interposition_plies", the length counting every interposition,
+    /// unless its second search ended without it, and "every_interposition_nodes", that
+    /// search's moves, when there was one), or
     /// {"sfen" (as given), "error"}. A problem file's answer and error have its "name" (the
     /// file, and the title of a KIF's 作品名/表題); with --notation ja an answer has "line_ja"
     /// beside "pv" (USI either way): the moves in Japanese, one a string.
@@ -132,7 +137,8 @@ pub struct SolveArgs {
     pub suite: Option<PathBuf>,
     /// Moves made at most per position (every search of its solve counted); beyond it the
     /// answer is `unknown`. 0: no limit. Default: no limit, as USI's NodeLimit; in the
-    /// suite a long problem's own limit.
+    /// suite a long problem's own limit. The second search of the length counting every
+    /// interposition has the same limit, of its own.
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = util::whole::<u64>)]
     pub nodes: Option<u64>,
     /// Which side the side to move plays: attacker (it mates, even from check), defender
@@ -153,8 +159,9 @@ pub struct SolveArgs {
     /// Count every interposition as a reply. By default the model (`--engine model`)
     /// follows the composers' rule (docs/search.md, "Futile interpositions", as USI's
     /// Interpositions): a futile interposition is no reply, and the answer lists the ones
-    /// its line left out. The chip and the suite (whose expected lengths count every
-    /// interposition) always count every one.
+    /// its line left out and gives, for a shortest mate, its length counting every
+    /// interposition too (a second search when the line left one out). The chip and the
+    /// suite (whose expected lengths count every interposition) always count every one.
     #[arg(long)]
     pub every_interposition: bool,
     /// The composer's checks after a shortest mate: at each attacker move of the line and
@@ -418,6 +425,8 @@ impl Engine<'_, '_> {
                 if asked.alternatives {
                     solved.composed = composer::check(solver, &solved, limits);
                 }
+                // After the checks, which read the solve's table: this search clears it.
+                solved.every = every::length(solver, &solved, limits);
                 Ok(solved)
             }
         }
@@ -582,6 +591,8 @@ pub struct Solved {
     pub walked: Option<Walked>,
     /// `--alternatives`: the composer's checks.
     pub composed: Option<composer::Composed>,
+    /// A shortest mate by the composers' rule: its length counting every interposition.
+    pub every: Option<every::Every>,
 }
 
 /// The position of `text` (a SFEN or a position as shogi tools write it, read as every
@@ -601,6 +612,7 @@ fn solve(searcher: &mut dyn Searcher, text: &str, limits: Limits) -> Result<Solv
         cycles: None,
         walked: None,
         composed: None,
+        every: None,
     })
 }
 
@@ -632,12 +644,17 @@ fn one(
         "root:   the side to move is the {}\n",
         output::root_word(o.root)
     ));
-    out.push_str(&format!("result: {}\n", output::describe(o, asked)));
+    out.push_str(&format!(
+        "result: {}{}\n",
+        output::describe(o, asked),
+        every::result_words(&solved)
+    ));
     if o.result == SearchResult::Mate {
         out.push_str(&format!("line:   {}\n", output::line(&solved, asked)));
         out.push_str(&format!("plies:  {}\n", o.pv.len()));
         out.push_str(&format!("rule:   {}\n", output::rule_text(o)));
     }
+    out.push_str(&every::text(&solved, asked));
     if asked.alternatives {
         out.push_str(&composer::text(&solved, asked.ja));
     }
@@ -745,9 +762,10 @@ fn many(
                     .map(|c| format!(", {} cycles", c.total))
                     .unwrap_or_default();
                 format!(
-                    "{}: {}{line} ({} nodes, {} expansions, {} probes{cycles}, {:.3} s)",
+                    "{}: {}{line} ({}{} nodes, {} expansions, {} probes{cycles}, {:.3} s)",
                     input.label,
                     output::describe(o, asked),
+                    every::aside(s),
                     o.counters.nodes,
                     o.counters.expansions,
                     o.counters.probes,

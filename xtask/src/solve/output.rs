@@ -246,6 +246,15 @@ pub struct JsonAnswer<'a> {
     /// counts (the chip, `--every-interposition`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub length: Option<usize>,
+    /// Beside `length`, for a mate proven shortest: the plies of the shortest mate
+    /// counting every interposition (the line's own when it left nothing out, else a
+    /// second search's); absent when that search ended without one within the limits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub every_interposition_plies: Option<usize>,
+    /// The moves made by that second search (not counted in `nodes`, as the checks'
+    /// are not); absent when there was none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub every_interposition_nodes: Option<u64>,
     /// The rule of the replies: "composers" or "every interposition".
     pub rule: &'static str,
     /// For a mate under the composers' rule: the futile interpositions the line left out,
@@ -296,6 +305,12 @@ impl<'a> JsonAnswer<'a> {
             plies: outcome.pv.len(),
             length: (outcome.result == SearchResult::Mate && outcome.rule == Rule::Composers)
                 .then_some(outcome.pv.len()),
+            every_interposition_plies: solved.every.as_ref().and_then(|e| e.plies),
+            every_interposition_nodes: solved
+                .every
+                .as_ref()
+                .and_then(|e| e.search.as_ref())
+                .map(|second| second.outcome.counters.nodes),
             rule: outcome.rule.name(),
             left_out: outcome
                 .left_out
