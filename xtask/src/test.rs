@@ -19,8 +19,9 @@ pub struct TestArgs {
     /// Skip `cargo xtask lint` (fmt and clippy) before the tests.
     #[arg(long)]
     pub no_lint: bool,
-    /// A long run: the hardware twins' tests that solve a share of the problem suite
-    /// (every third, a different third each run) solve all of it (`TSUME_LONG=1`).
+    /// A long run (`TSUME_LONG=1`): the tests that solve a share of the problem suite (a
+    /// half or a third, a different share each run) solve all of it, and the exhaustive
+    /// checks of random positions take twice as many.
     #[arg(long)]
     pub long: bool,
     /// Passed on to `cargo test --workspace`, e.g. `-- --nocapture` or `--test cli`.
