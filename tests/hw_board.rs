@@ -111,11 +111,7 @@ fn the_board_solves_the_suite_and_random_positions_as_solver_top() {
     let mut failures = Vec::new();
     let mut mates = 0;
     let seed = seed_from_env();
-    let problems: Vec<_> = common::suite()
-        .into_iter()
-        .filter(|(p, _)| p.solve_only.is_none())
-        .collect();
-    let problems = common::share(problems, SUITE_SHARE, seed);
+    let problems = common::suite_share(SUITE_SHARE, seed);
     for (p, pos) in &problems {
         match twins.solve(&p.id, pos, limits(SUITE_NODES, true, Root::Attacker)) {
             Ok(out) => mates += usize::from(out.result == SearchResult::Mate),

@@ -121,7 +121,7 @@ fn the_suite_solves_as_in_the_model() {
     let mut failures = Vec::new();
     let mut mates = 0;
     let seed = seed_from_env();
-    let problems = suite_share(seed);
+    let problems = common::suite_share(SUITE_SHARE, seed);
     for (p, pos) in &problems {
         match twins.solve(&p.id, pos, limits(SUITE_NODES, true, Root::Attacker)) {
             Ok(out) => mates += usize::from(out.result == SearchResult::Mate),
@@ -140,16 +140,6 @@ fn the_suite_solves_as_in_the_model() {
         "the chip walked no line: {walked:?}"
     );
     common::assert_no_failures(&failures, "suite problems differ from the model", seed);
-}
-
-/// The suite's problems a default run solves: every other one (`common::share`, picked by
-/// the run's `seed`; all of them with `TSUME_LONG`), those with limits of their own left out.
-fn suite_share(seed: u64) -> Vec<(tsume::problems::Problem, Position)> {
-    let problems = common::suite()
-        .into_iter()
-        .filter(|(p, _)| p.solve_only.is_none())
-        .collect();
-    common::share(problems, SUITE_SHARE, seed)
 }
 
 #[test]
@@ -197,7 +187,7 @@ fn hand_superiority_solves_as_in_the_model() {
     let runtime = common::runtime();
     let mut twins = chip_and_model_with(&runtime, pieces);
     let seed = seed_from_env();
-    let failures: Vec<String> = suite_share(seed)
+    let failures: Vec<String> = common::suite_share(SUITE_SHARE, seed)
         .iter()
         .filter_map(|(p, pos)| {
             twins

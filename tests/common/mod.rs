@@ -195,6 +195,16 @@ pub fn share<T>(items: Vec<T>, step: usize, seed: u64) -> Vec<T> {
     items.into_iter().skip(offset).step_by(step).collect()
 }
 
+/// The suite's problems without limits of their own (those with `solve_only` are left
+/// out), a [`share`] of them by `step` and the run's `seed`.
+pub fn suite_share(step: usize, seed: u64) -> Vec<(Problem, Position)> {
+    let problems = suite()
+        .into_iter()
+        .filter(|(p, _)| p.solve_only.is_none())
+        .collect();
+    share(problems, step, seed)
+}
+
 /// Random positions per run: `TSUME_RANDOM` if set, else `default`.
 pub fn random_count(default: usize) -> usize {
     std::env::var("TSUME_RANDOM")
